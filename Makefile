@@ -1,0 +1,48 @@
+# Negative dentries after unlink: per-filesystem d_delete for ext2, ext4 and
+# tmpfs on Debian's linux-source-6.1, and the machinery that proves it.
+#
+# Run 'make help' for the targets.  Every choice is a variable:
+#   KERNELS  kernels to build/boot            (default: stock patched)
+#   FS       filesystem variants, fs-images/  (default: all)
+#   TESTS    guest test programs per variant  (default: negdent)
+#   KERNEL   kernel for 'make shell'          (default: patched)
+#   BUILD_DIR, RESULTS_DIR                    (default: build/, results/)
+
+KERNELS ?= stock patched
+KERNEL ?= patched
+export KERNELS FS TESTS BUILD_DIR RESULTS_DIR
+
+S := scripts
+
+.PHONY: all compare deps kernels check shell clean help
+
+## all: the main job: build stock and patched kernels, boot both, compare
+all: compare
+
+## compare: build both kernels, run negdent on every variant, print the table
+compare: kernels
+	TESTS=negdent bash $(S)/check.sh
+
+## deps: install every Debian package the project uses (needs root)
+deps:
+	bash $(S)/deps.sh
+
+## kernels: build the kernels named in KERNELS into build/kernels/
+kernels:
+	bash $(S)/kernel.sh build $(KERNELS)
+
+## check: the tests: every guest suite on stock and patched
+check: kernels
+	bash $(S)/check.sh
+
+## shell: boot KERNEL with a shell on the console (exit to power off)
+shell:
+	bash $(S)/boot.sh --shell $(KERNEL)
+
+## clean: remove results (build/ keeps the kernel tree; rm -rf build for all)
+clean:
+	rm -rf results
+
+## help: this list
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)

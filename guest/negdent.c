@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * negdent: how many negative dentries unlink and lookup misses leave.
+ *
+ *   negdent MOUNTPOINT [N]
+ *
+ * Creates and unlinks N files, then looks up N names that never existed,
+ * then looks them up again, reading nr_negative from
+ * /proc/sys/fs/dentry-state around each step.  It does so under the policy
+ * in force and then, where the kernel has the negdentry= option, under each
+ * value of it.  The expectation comes from the policy's definition:
+ *
+ *   all     unlink leaves N, misses leave N    (stock ext2/ext4)
+ *   lookup  unlink leaves 0, misses leave N    (the series' default)
+ *   none    unlink leaves 0, misses leave 0    (stock tmpfs)
+ *
+ * and repeated misses never add more.  Counts are global, so each is
+ * allowed N/100 of unrelated activity.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "ndt.h"
+
+static int n = 10000;
+
+static long long create_unlink(const char *dir)
+{
+	char name[1024];
+	long long before = nr_negative();
+	int i, fd;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s/f%d", dir, i);
+		fd = open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0)
+			tap_bail(errno, "create %s", name);
+		close(fd);
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s/f%d", dir, i);
+		if (unlink(name))
+			tap_bail(errno, "unlink %s", name);
+	}
+	return nr_negative() - before;
+}
+
+static long long misses(const char *dir, const char *prefix)
+{
+	char name[1024];
+	long long before = nr_negative();
+	struct stat st;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s/%s%d", dir, prefix, i);
+		if (!stat(name, &st) || errno != ENOENT)
+			tap_bail(errno, "stat %s did not fail with ENOENT", name);
+	}
+	return nr_negative() - before;
+}
+
+static int near(long long got, long long want)
+{
+	return llabs(got - want) <= n / 100;
+}
+
+/* One round under @policy, with every number as a metric for the host. */
+static void round_under(const char *mnt, enum policy policy, const char *tag)
+{
+	const char *p = policy_names[policy];
+	char dir[512];
+	long long unl, miss, again, want_unl, want_miss;
+
+	snprintf(dir, sizeof(dir), "%s/negdent-%s", mnt, tag);
+	if (mkdir(dir, 0755))
+		tap_bail(errno, "mkdir %s", dir);
+	unl = create_unlink(dir);
+	miss = misses(dir, "missing");
+	again = misses(dir, "missing");
+
+	want_unl = policy == POLICY_ALL ? n : 0;
+	want_miss = policy == POLICY_NONE ? 0 : n;
+
+	printf("# metric %s_unlink %lld\n# metric %s_miss %lld\n"
+	       "# metric %s_miss_again %lld\n", tag, unl, tag, miss, tag, again);
+	tap_ok(near(unl, want_unl),
+	       "%s: %d create+unlink leave %lld negative dentries (negdentry=%s: %lld)",
+	       tag, n, unl, p, want_unl);
+	tap_ok(near(miss, want_miss),
+	       "%s: %d lookup misses leave %lld negative dentries (negdentry=%s: %lld)",
+	       tag, n, miss, p, want_miss);
+	tap_ok(near(again, 0),
+	       "%s: the same %d misses again add %lld (want 0)", tag, n, again);
+}
+
+int main(int argc, char **argv)
+{
+	static const enum policy each[] = { POLICY_ALL, POLICY_LOOKUP, POLICY_NONE };
+	enum policy policy;
+	int has_option, i, err;
+	const char *mnt;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s MOUNTPOINT [N]\n", argv[0]);
+		return 2;
+	}
+	mnt = argv[1];
+	if (argc > 2)
+		n = atoi(argv[2]);
+
+	tap_plan(3 * 4);
+	policy = mount_policy(mnt, &has_option);
+	if (policy == POLICY_UNKNOWN)
+		tap_bail(0, "no known negative dentry policy on %s", mnt);
+	tap_diag("%s: negdentry=%s (%s)", mnt, policy_names[policy],
+		 has_option ? "mount option" : "stock behaviour");
+	round_under(mnt, policy, "default");
+
+	for (i = 0; i < 3; i++) {
+		const char *p = policy_names[each[i]];
+		char tag[32];
+
+		snprintf(tag, sizeof(tag), "%s", p);
+		if (!has_option) {
+			int k;
+
+			for (k = 0; k < 3; k++)
+				tap_skip("kernel has no negdentry= option",
+					 "%s: negdentry=%s", tag, p);
+			continue;
+		}
+		err = set_policy(mnt, each[i]);
+		if (err)
+			tap_bail(err, "remount %s with negdentry=%s", mnt, p);
+		if (mount_policy(mnt, NULL) != each[i])
+			tap_bail(0, "/proc/mounts does not show negdentry=%s", p);
+		round_under(mnt, each[i], tag);
+	}
+	/* leave the mount as it was found */
+	if (has_option)
+		set_policy(mnt, policy);
+	return tap_exit();
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Boot a kernel in QEMU with the host root shared read-only over 9p and run
+# one command in the guest.
+#
+#   boot.sh [options] KERNEL [-- COMMAND...]
+#
+# KERNEL is a flavour (stock, patched, debug) or a path to a bzImage.
+# Options:
+#   --out DIR       results folder: console.log, status and whatever the
+#                   guest writes to $OUT (default: results/boot-<kernel>)
+#   --disk FILE     attach a raw image as the next virtio disk (vda, vdb, ...)
+#   --mem MIB       guest memory (default 1024)
+#   --smp N         guest CPUs (default 2)
+#   --icount        deterministic guest clock: -icount shift=0, one CPU
+#   --timeout SEC   kill the guest after SEC seconds (default 900)
+#   --shell         interactive shell on the console instead of COMMAND
+#   --append ARGS   extra kernel command line
+#
+# Exit status: the command's own status; 124 if the guest hung (timeout);
+# 125 if the kernel panicked, oopsed, WARNed or died before the command
+# finished.  Every run leaves console.log in the results folder.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out='' mem=1024 smp=2 icount=0 timeout=900 shell=0 append='' disks=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) out=$2; shift 2 ;;
+	--disk) disks+=("$2"); shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--icount) icount=1; shift ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--shell) shell=1; shift ;;
+	--append) append=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) die "boot.sh: unknown option $1" ;;
+	*) [ -z "${kernel:-}" ] || die "boot.sh: two kernels given"; kernel=$1; shift ;;
+	esac
+done
+[ -n "${kernel:-}" ] || die "usage: boot.sh [options] KERNEL [-- COMMAND...]"
+[ $# -gt 0 ] || [ "$shell" = 1 ] || die "boot.sh: no guest command (or --shell) given"
+need qemu-system-x86_64 qemu-system-x86
+
+image=$kernel
+[ -f "$image" ] || image=$(kernel_image "$kernel")
+[ -f "$image" ] || die "no kernel '$kernel': build it with 'make kernels' ($image missing)"
+out=${out:-$RESULTS_DIR/boot-$(basename "$kernel")}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -f "$out/status" "$out/console.log"
+
+# The guest runs COMMAND from this file, with $OUT pointing at the
+# results folder (shared read-write over 9p).
+{
+	echo 'set -u'
+	printf 'exec'
+	printf ' %q' "$@"
+	echo
+} >"$out/command.sh"
+
+accel=(-accel tcg)
+if [ "$icount" = 1 ]; then
+	accel=(-accel tcg -icount shift=0)
+	smp=1
+elif [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
+	accel=(-accel kvm -cpu host)
+fi
+
+args=(
+	-machine pc "${accel[@]}" -m "$mem" -smp "$smp"
+	-nographic -no-reboot -nodefaults
+	-kernel "$image"
+	-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap"
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root
+	-fsdev "local,id=out,path=$out,security_model=none,multidevs=remap"
+	-device virtio-9p-pci,fsdev=out,mount_tag=out
+)
+for d in "${disks[@]}"; do
+	args+=(-drive "file=$d,format=raw,if=virtio,cache=unsafe")
+done
+cmdline="console=ttyS0 panic=-1 oops=panic root=/dev/root rootfstype=9p"
+cmdline+=" rootflags=trans=virtio,version=9p2000.L,cache=loose ro"
+cmdline+=" init=$TOP/scripts/guest-init.sh ndt.shell=$shell $append"
+
+if [ "$shell" = 1 ]; then
+	exec qemu-system-x86_64 "${args[@]}" -serial mon:stdio -append "$cmdline"
+fi
+
+rc=0
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" \
+	-serial "file:$out/console.log" -append "$cmdline" </dev/null || rc=$?
+log="$out/console.log"
+# A kernel that complains fails the run even if the command passed.
+bad='(Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked|RCU stall|Call Trace:)'
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "guest HUNG: killed after ${timeout}s; console log: $log" >&2
+	exit 124
+elif grep -qE "$bad" "$log"; then
+	grep -nE "$bad" "$log" | head -5 >&2
+	echo "guest kernel CRASHED or warned; console log: $log" >&2
+	exit 125
+elif [ ! -f "$out/status" ]; then
+	tail -n 5 "$log" >&2
+	echo "guest died before the command finished (qemu exit $rc); console log: $log" >&2
+	exit 125
+fi
+exit "$(cat "$out/status")"

@@ -1,0 +1,39 @@
+#!/bin/sh
+# PID 1 of the test guest (see boot.sh): the host root is mounted read-only
+# over 9p; give the guest writable scratch space, run the command that boot.sh
+# left in the results folder, record its exit status, and reset.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm 2>/dev/null
+mount -t devpts devpts /dev/pts
+for d in /tmp /run /var/tmp /var/lib/nfs /mnt /srv; do
+	mount -t tmpfs -o mode=1777 tmpfs "$d"
+done
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ip link set lo up
+hostname ndt-guest
+
+OUT=/run/out
+export OUT HOME=/root TERM=${TERM:-linux}
+mkdir -p "$OUT"
+mount -t 9p -o trans=virtio,version=9p2000.L out "$OUT"
+
+case " $(cat /proc/cmdline) " in
+*" ndt.shell=1 "*)
+	echo "ndt guest shell: $(uname -r); results folder at $OUT; exit to power off"
+	setsid -c /bin/bash -l
+	rc=$?
+	;;
+*)
+	sh "$OUT/command.sh" >"$OUT/guest.log" 2>&1
+	rc=$?
+	;;
+esac
+echo "$rc" >"$OUT/status"
+sync
+umount "$OUT"
+echo b >/proc/sysrq-trigger

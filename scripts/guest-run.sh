@@ -1,0 +1,56 @@
+#!/bin/sh
+# Runs in the guest (see boot.sh): mount each filesystem variant, run the
+# guest tests on it, unmount.
+#
+#   guest-run.sh TESTS VARIANT[=DEVICE]...
+#
+# TESTS is a comma-separated list of programs in build/guest.  Each test
+# runs as "PROGRAM MOUNTPOINT" and its TAP goes to $OUT/VARIANT/TEST.tap.
+# A variant that cannot be mounted gets a failing TAP file of its own.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=${GUEST_BIN:-$top/build/guest}
+tests=$1
+shift
+
+fail_tap() { # FILE REASON
+	printf 'TAP version 13\n1..1\nnot ok 1 - %s\n' "$2" >"$1"
+}
+
+rc=0
+for spec in "$@"; do
+	variant=${spec%%=*}
+	dev=${spec#*=}
+	[ "$dev" = "$spec" ] && dev=
+	FSTYPE='' MOUNT_OPTS='' SETUP=''
+	# shellcheck source=/dev/null
+	. "$top/fs-images/$variant.conf"
+	mnt=/mnt/$variant
+	res=$OUT/$variant
+	mkdir -p "$mnt" "$res"
+	if [ "$FSTYPE" = tmpfs ]; then
+		src=tmpfs
+	else
+		src=/dev/$dev
+	fi
+	if ! mount -t "$FSTYPE" ${MOUNT_OPTS:+-o "$MOUNT_OPTS"} "$src" "$mnt" \
+		>"$res/mount.log" 2>&1; then
+		fail_tap "$res/mount.tap" "mount -t $FSTYPE $src: $(cat "$res/mount.log")"
+		rc=1
+		continue
+	fi
+	if [ -n "$SETUP" ] && ! (cd "$mnt" && eval "$SETUP") >"$res/setup.log" 2>&1; then
+		fail_tap "$res/setup.tap" "setup of $variant failed: $(cat "$res/setup.log")"
+		rc=1
+	fi
+	for t in $(echo "$tests" | tr , ' '); do
+		echo "--- $variant: $t"
+		"$bin/$t" "$mnt" >"$res/$t.tap" 2>"$res/$t.err" || rc=1
+		tail -n 1 "$res/$t.tap"
+	done
+	if ! umount "$mnt" >"$res/umount.log" 2>&1; then
+		fail_tap "$res/umount.tap" "umount $mnt: $(cat "$res/umount.log")"
+		rc=1
+	fi
+done
+exit $rc

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Summarise a results folder written by check.sh.
+
+    summary.py RUNDIR KERNEL...
+
+Reads RUNDIR/KERNEL/VARIANT/TEST.tap for every kernel and prints:
+  - one line per kernel and variant (tests, failures, skips),
+  - a table test x kernel, then the failures by name,
+  - the "# metric NAME VALUE" numbers of all kernels side by side,
+  - last, "N passed, N failed[, N skipped]".
+A TAP file whose plan is not met counts the missing tests as failures; a
+guest that crashed or hung counts as one failure of its kernel.
+Exit status 1 if anything failed.
+"""
+import os
+import re
+import sys
+
+RESULT = re.compile(r'^(ok|not ok)\s+(\d+)\s*-?\s*(.*?)(?:\s+#\s*(SKIP|TODO)\b\s*(.*))?$',
+                    re.IGNORECASE)
+PLAN = re.compile(r'^1\.\.(\d+)')
+METRIC = re.compile(r'^#\s*metric\s+(\S+)\s+(-?[\d.]+)')
+GUEST_STATUS = {'124': 'guest HUNG (timeout)',
+                '125': 'guest kernel CRASHED, oopsed or warned'}
+
+
+def parse_tap(path):
+    """Return (list of (status, name), metrics dict)."""
+    results, metrics, plan, bailed = [], {}, None, None
+    with open(path, errors='replace') as f:
+        for line in f:
+            line = line.rstrip('\n')
+            m = RESULT.match(line)
+            if m:
+                status = 'fail' if m.group(1) == 'not ok' else 'pass'
+                if m.group(4) and m.group(4).upper() == 'SKIP':
+                    status = 'skip'
+                results.append((status, m.group(3)))
+                continue
+            m = PLAN.match(line)
+            if m:
+                plan = int(m.group(1))
+                continue
+            m = METRIC.match(line)
+            if m:
+                metrics[m.group(1)] = m.group(2)
+                continue
+            if line.startswith('Bail out!'):
+                bailed = line
+    if bailed:
+        results.append(('fail', bailed))
+    if plan is None:
+        results.append(('fail', 'no TAP plan (test did not run or crashed)'))
+    elif len(results) < plan:
+        results.extend([('fail', 'missing result (test died)')] *
+                       (plan - len(results)))
+    return results, metrics
+
+
+def collect(run, kernel):
+    """{(variant, test): (results, metrics)} for one kernel."""
+    out = {}
+    kdir = os.path.join(run, kernel)
+    for variant in sorted(os.listdir(kdir)):
+        vdir = os.path.join(kdir, variant)
+        if not os.path.isdir(vdir) or variant == 'images':
+            continue
+        for name in sorted(os.listdir(vdir)):
+            if name.endswith('.tap'):
+                out[(variant, name[:-4])] = parse_tap(os.path.join(vdir, name))
+    return out
+
+
+def counts(results):
+    c = {'pass': 0, 'fail': 0, 'skip': 0}
+    for status, _ in results:
+        c[status] += 1
+    return c
+
+
+def cell(c):
+    if c['fail']:
+        return f"{c['fail']} FAILED"
+    s = f"{c['pass']} ok"
+    return s + (f", {c['skip']} skip" if c['skip'] else '')
+
+
+def table(header, rows):
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    fmt = '  '.join('{:<%d}' % w for w in widths)
+    print(fmt.format(*header))
+    print(fmt.format(*['-' * w for w in widths]))
+    for r in rows:
+        print(fmt.format(*r))
+
+
+def main():
+    run, kernels = sys.argv[1], sys.argv[2:]
+    data = {k: collect(run, k) for k in kernels}
+    total = {'pass': 0, 'fail': 0, 'skip': 0}
+    failures = []
+    releases = {}
+
+    print()
+    for k in kernels:
+        rel = os.path.join(run, k, 'release')
+        releases[k] = open(rel).read().strip() if os.path.exists(rel) else k
+        st_path = os.path.join(run, k, 'guest-status')
+        status = open(st_path).read().strip() if os.path.exists(st_path) else '0'
+        if status in GUEST_STATUS:
+            total['fail'] += 1
+            failures.append(f"{k}: {GUEST_STATUS[status]}: see {os.path.join(run, k, 'console.log')}")
+        per_variant = {}
+        for (variant, test), (results, _) in data[k].items():
+            for key, n in counts(results).items():
+                per_variant.setdefault(variant, {'pass': 0, 'fail': 0, 'skip': 0})[key] += n
+            for status, name in results:
+                total[status] += 1
+                if status == 'fail':
+                    failures.append(f"{k}/{variant}/{test}: {name}")
+        for variant, c in sorted(per_variant.items()):
+            n = sum(c.values())
+            print(f"{k}/{variant}: {n} tests, {c['fail']} failures, {c['skip']} skipped")
+    print()
+
+    keys = sorted(set().union(*[set(d) for d in data.values()]))
+    rows = []
+    for variant, test in keys:
+        row = [variant, test]
+        for k in kernels:
+            r = data[k].get((variant, test))
+            row.append(cell(counts(r[0])) if r else 'not run')
+        rows.append(row)
+    print('Results (kernel x filesystem x test):')
+    table(['filesystem', 'test'] + [f"{k} ({releases[k]})" for k in kernels], rows)
+
+    mrows = []
+    for variant, test in keys:
+        names = []
+        for k in kernels:
+            for name in data[k].get((variant, test), ([], {}))[1]:
+                if name not in names:
+                    names.append(name)
+        for name in names:
+            vals = [data[k].get((variant, test), ([], {}))[1].get(name, '-') for k in kernels]
+            mark = '' if len(set(vals)) == 1 else 'changed'
+            mrows.append([variant, test, name] + vals + [mark])
+    if mrows:
+        print()
+        print('Measured counts (exact; each kernel asserts its own policy in the TAP above):')
+        table(['filesystem', 'test', 'metric'] + list(kernels) + [''], mrows)
+
+    if failures:
+        print()
+        print('Failures:')
+        for f in failures:
+            print('  ' + f)
+    print()
+    line = f"{total['pass']} passed, {total['fail']} failed"
+    if total['skip']:
+        line += f", {total['skip']} skipped"
+    print(line)
+    return 1 if total['fail'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
