@@ -20,6 +20,7 @@
 # 125 if the kernel panicked, oopsed, WARNed or died before the command
 # finished.  Every run leaves console.log in the results folder.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 out='' mem=1024 smp=2 icount=0 timeout=900 shell=0 append='' disks=()

@@ -7,11 +7,14 @@
 # Environment (also make variables):
 #   KERNELS  kernels to boot, in order (default: "stock patched")
 #   FS       filesystem variants from fs-images/ (default: all)
-#   TESTS    guest test programs run on every variant (default: negdent)
+#   TESTS    guest test programs run on every variant of the fs suite
+#            (default: those listed in guest/TESTS)
+#   SUITES   fs (guest/ tests on each variant), nfs (nfs-test/)
+#   NFS_FS   variants the nfs suite exports (default: ext4 ext2 tmpfs)
 #
 # Results: DIR (default results/<date>-<time>, linked as results/latest)
-# holds per kernel a folder with console.log, guest.log, the images' fsck
-# logs and VARIANT/TEST.tap.  Exits non-zero if any test failed, any image
+# holds KERNEL/SUITE/ folders, one per boot, with console.log, guest.log,
+# the images and their fsck logs, and GROUP/TEST.tap.  Exits non-zero if any test failed, any image
 # is not clean, or any guest crashed, hung or warned.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -19,7 +22,9 @@ set -euo pipefail
 
 KERNELS=${KERNELS:-stock patched}
 FS=${FS:-$(cd "$TOP/fs-images" && ls -- *.conf | sed 's/\.conf$//' | tr '\n' ' ')}
-TESTS=${TESTS:-negdent}
+TESTS=${TESTS:-$(grep -v '^#' "$TOP/guest/TESTS" | tr '\n' ' ')}
+SUITES=${SUITES:-fs nfs}
+NFS_FS=${NFS_FS:-ext4 ext2 tmpfs}
 run=''
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -34,17 +39,22 @@ need e2fsck e2fsprogs
 need python3 python3
 make -s -C "$TOP/guest" OUT="$GUEST_BIN"
 
-status=0
-for k in $KERNELS; do
-	kdir=$run/$k
-	mkdir -p "$kdir"
-	[ -f "$(kernel_image "$k")" ] || die "kernel $k not built: run 'make kernels'"
-	cp "$KERNELS_DIR/$k/release" "$kdir/release"
-	# shellcheck disable=SC2086 # FS is a list
-	bash "$TOP/scripts/images.sh" "$kdir/images" $FS
-	disks=() specs=() letter=({a..z}) n=0
-	for v in $FS; do
-		img=$kdir/images/$v.img
+# run_suite KERNEL SUITE: one boot of KERNEL with fresh images of the
+# suite's variants; results in RUN/KERNEL/SUITE/.
+run_suite() {
+	local k=$1 suite=$2 variants entry out rc=0 v img n=0
+	local disks=() specs=() letter=({a..z})
+	case "$suite" in
+	fs) variants=$FS entry=("$TOP/scripts/guest-run.sh" "${TESTS// /,}") ;;
+	nfs) variants=$NFS_FS entry=("$TOP/nfs-test/guest.sh") ;;
+	*) die "unknown suite '$suite' (fs, nfs)" ;;
+	esac
+	out=$run/$k/$suite
+	mkdir -p "$out"
+	# shellcheck disable=SC2086 # a list
+	bash "$TOP/scripts/images.sh" "$out/images" $variants
+	for v in $variants; do
+		img=$out/images/$v.img
 		if [ -f "$img" ]; then
 			specs+=("$v=vd${letter[n++]}")
 			disks+=(--disk "$img")
@@ -52,21 +62,30 @@ for k in $KERNELS; do
 			specs+=("$v")
 		fi
 	done
-	log "$k ($(cat "$kdir/release")): $TESTS on $FS"
-	rc=0
-	bash "$TOP/scripts/boot.sh" --out "$kdir" "${disks[@]}" "$k" -- \
-		"$TOP/scripts/guest-run.sh" "${TESTS// /,}" "${specs[@]}" || rc=$?
-	echo "$rc" >"$kdir/guest-status"
-	[ "$rc" = 0 ] || status=1
-	for img in "$kdir"/images/*.img; do
+	log "$k ($(cat "$run/$k/release")): suite $suite on $variants"
+	bash "$TOP/scripts/boot.sh" --out "$out" "${disks[@]}" "$k" -- \
+		"${entry[@]}" "${specs[@]}" || rc=$?
+	echo "$rc" >"$out/guest-status"
+	for img in "$out"/images/*.img; do
 		[ -f "$img" ] || continue
 		v=$(basename "$img" .img)
-		mkdir -p "$kdir/$v"
-		if e2fsck -fn "$img" >"$kdir/images/$v.fsck.log" 2>&1; then
+		mkdir -p "$out/$v"
+		if e2fsck -fn "$img" >"$out/images/$v.fsck.log" 2>&1; then
 			printf 'TAP version 13\n1..1\nok 1 - e2fsck -fn %s.img: clean\n' "$v"
 		else
 			printf 'TAP version 13\n1..1\nnot ok 1 - e2fsck -fn %s.img: errors, see images/%s.fsck.log\n' "$v" "$v"
-		fi >"$kdir/$v/fsck.tap"
+		fi >"$out/$v/fsck.tap"
+	done
+	return "$rc"
+}
+
+status=0
+for k in $KERNELS; do
+	[ -f "$(kernel_image "$k")" ] || die "kernel $k not built: run 'make kernels'"
+	mkdir -p "$run/$k"
+	cp "$KERNELS_DIR/$k/release" "$run/$k/release"
+	for suite in $SUITES; do
+		run_suite "$k" "$suite" || status=1
 	done
 done
 python3 "$TOP/scripts/summary.py" "$run" $KERNELS || status=1

@@ -8,7 +8,13 @@
 # stock and patched share one object directory: switching between them
 # rebuilds only the files the series touches.  ccache keeps rebuilds cheap.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+
+# One kernel job at a time: they share the tree's checkout.
+mkdir -p "$BUILD_DIR"
+exec 9>"$BUILD_DIR/kernel.lock"
+flock 9
 
 GIT=(git -C "$KTREE" -c user.name="ndentry harness" -c user.email=harness@localhost
 	-c advice.detachedHead=false)

@@ -3,7 +3,7 @@
 
     summary.py RUNDIR KERNEL...
 
-Reads RUNDIR/KERNEL/VARIANT/TEST.tap for every kernel and prints:
+Reads RUNDIR/KERNEL/SUITE/GROUP/TEST.tap for every kernel and prints:
   - one line per kernel and variant (tests, failures, skips),
   - a table test x kernel, then the failures by name,
   - the "# metric NAME VALUE" numbers of all kernels side by side,
@@ -57,17 +57,22 @@ def parse_tap(path):
     return results, metrics
 
 
+def subdirs(path):
+    return sorted(d for d in os.listdir(path)
+                  if os.path.isdir(os.path.join(path, d)) and d != 'images')
+
+
 def collect(run, kernel):
-    """{(variant, test): (results, metrics)} for one kernel."""
+    """{("SUITE/GROUP", test): (results, metrics)} for one kernel."""
     out = {}
     kdir = os.path.join(run, kernel)
-    for variant in sorted(os.listdir(kdir)):
-        vdir = os.path.join(kdir, variant)
-        if not os.path.isdir(vdir) or variant == 'images':
-            continue
-        for name in sorted(os.listdir(vdir)):
-            if name.endswith('.tap'):
-                out[(variant, name[:-4])] = parse_tap(os.path.join(vdir, name))
+    for suite in subdirs(kdir):
+        for group in subdirs(os.path.join(kdir, suite)):
+            gdir = os.path.join(kdir, suite, group)
+            for name in sorted(os.listdir(gdir)):
+                if name.endswith('.tap'):
+                    out[(f'{suite}/{group}', name[:-4])] = \
+                        parse_tap(os.path.join(gdir, name))
     return out
 
 
@@ -105,11 +110,13 @@ def main():
     for k in kernels:
         rel = os.path.join(run, k, 'release')
         releases[k] = open(rel).read().strip() if os.path.exists(rel) else k
-        st_path = os.path.join(run, k, 'guest-status')
-        status = open(st_path).read().strip() if os.path.exists(st_path) else '0'
-        if status in GUEST_STATUS:
-            total['fail'] += 1
-            failures.append(f"{k}: {GUEST_STATUS[status]}: see {os.path.join(run, k, 'console.log')}")
+        for suite in subdirs(os.path.join(run, k)):
+            st_path = os.path.join(run, k, suite, 'guest-status')
+            status = open(st_path).read().strip() if os.path.exists(st_path) else '0'
+            if status in GUEST_STATUS:
+                total['fail'] += 1
+                failures.append(f"{k}/{suite}: {GUEST_STATUS[status]}: see "
+                                f"{os.path.join(run, k, suite, 'console.log')}")
         per_variant = {}
         for (variant, test), (results, _) in data[k].items():
             for key, n in counts(results).items():
@@ -131,8 +138,8 @@ def main():
             r = data[k].get((variant, test))
             row.append(cell(counts(r[0])) if r else 'not run')
         rows.append(row)
-    print('Results (kernel x filesystem x test):')
-    table(['filesystem', 'test'] + [f"{k} ({releases[k]})" for k in kernels], rows)
+    print('Results (kernel x suite/filesystem x test):')
+    table(['suite/group', 'test'] + [f"{k} ({releases[k]})" for k in kernels], rows)
 
     mrows = []
     for variant, test in keys:
@@ -148,7 +155,7 @@ def main():
     if mrows:
         print()
         print('Measured counts (exact; each kernel asserts its own policy in the TAP above):')
-        table(['filesystem', 'test', 'metric'] + list(kernels) + [''], mrows)
+        table(['suite/group', 'test', 'metric'] + list(kernels) + [''], mrows)
 
     if failures:
         print()
