@@ -14,7 +14,7 @@ export KERNELS FS TESTS BUILD_DIR RESULTS_DIR
 
 S := scripts
 
-.PHONY: all compare deps kernels check shell clean help
+.PHONY: all compare deps kernels check bench shell clean help
 
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
@@ -34,6 +34,10 @@ kernels:
 ## check: the tests: every guest suite on stock and patched
 check: kernels
 	bash $(S)/check.sh
+
+## bench: benchmarks, stock vs patched side by side, report in results/
+bench: kernels
+	bash bench/run.sh
 
 ## shell: boot KERNEL with a shell on the console (exit to power off)
 shell:

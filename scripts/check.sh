@@ -11,6 +11,8 @@
 #            (default: those listed in guest/TESTS)
 #   SUITES   fs (guest/ tests on each variant), nfs (nfs-test/)
 #   NFS_FS   variants the nfs suite exports (default: ext4 ext2 tmpfs)
+#   STRESS_FS, STRESS_KERNELS  variants and kernels of the stress suite
+#            (default: ext4 ext2 tmpfs on the debug kernel)
 #
 # Results: DIR (default results/<date>-<time>, linked as results/latest)
 # holds KERNEL/SUITE/ folders, one per boot, with console.log, guest.log,
@@ -25,6 +27,8 @@ FS=${FS:-$(cd "$TOP/fs-images" && ls -- *.conf | sed 's/\.conf$//' | tr '\n' ' '
 TESTS=${TESTS:-$(grep -v '^#' "$TOP/guest/TESTS" | tr '\n' ' ')}
 SUITES=${SUITES:-fs nfs}
 NFS_FS=${NFS_FS:-ext4 ext2 tmpfs}
+STRESS_FS=${STRESS_FS:-ext4 ext2 tmpfs}
+STRESS_KERNELS=${STRESS_KERNELS:-debug}
 run=''
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -37,7 +41,9 @@ mkdir -p "$run"
 ln -sfn "$(basename "$run")" "$RESULTS_DIR/latest" 2>/dev/null || true
 need e2fsck e2fsprogs
 need python3 python3
-make -s -C "$TOP/guest" OUT="$GUEST_BIN"
+for d in guest nfs-test stress; do
+	[ ! -f "$TOP/$d/Makefile" ] || make -s -C "$TOP/$d" OUT="$BUILD_DIR/$d"
+done
 
 # run_suite KERNEL SUITE: one boot of KERNEL with fresh images of the
 # suite's variants; results in RUN/KERNEL/SUITE/.
@@ -45,9 +51,11 @@ run_suite() {
 	local k=$1 suite=$2 variants entry out rc=0 v img n=0
 	local disks=() specs=() letter=({a..z})
 	case "$suite" in
-	fs) variants=$FS entry=("$TOP/scripts/guest-run.sh" "${TESTS// /,}") ;;
-	nfs) variants=$NFS_FS entry=("$TOP/nfs-test/guest.sh") ;;
-	*) die "unknown suite '$suite' (fs, nfs)" ;;
+	fs) variants=$FS
+		entry=("$TOP/scripts/guest-run.sh" "$BUILD_DIR/guest" "${TESTS// /,}") ;;
+	nfs) variants=$NFS_FS entry=("$TOP/nfs-test/guest.sh" "$BUILD_DIR/nfs-test") ;;
+	stress) variants=$STRESS_FS entry=("$TOP/stress/guest.sh" "$BUILD_DIR/stress") ;;
+	*) die "unknown suite '$suite' (fs, nfs, stress)" ;;
 	esac
 	out=$run/$k/$suite
 	mkdir -p "$out"
@@ -79,15 +87,25 @@ run_suite() {
 	return "$rc"
 }
 
-status=0
-for k in $KERNELS; do
-	[ -f "$(kernel_image "$k")" ] || die "kernel $k not built: run 'make kernels'"
-	mkdir -p "$run/$k"
-	cp "$KERNELS_DIR/$k/release" "$run/$k/release"
-	for suite in $SUITES; do
+# The kernels a suite runs on: the stress suite is for the debug kernel.
+suite_kernels() {
+	case "$1" in
+	stress) echo "$STRESS_KERNELS" ;;
+	*) echo "$KERNELS" ;;
+	esac
+}
+
+status=0 booted=''
+for suite in $SUITES; do
+	for k in $(suite_kernels "$suite"); do
+		[ -f "$(kernel_image "$k")" ] || die "kernel $k not built: run 'make kernels'"
+		mkdir -p "$run/$k"
+		cp "$KERNELS_DIR/$k/release" "$run/$k/release"
+		case " $booted " in *" $k "*) ;; *) booted+=" $k" ;; esac
 		run_suite "$k" "$suite" || status=1
 	done
 done
-python3 "$TOP/scripts/summary.py" "$run" $KERNELS || status=1
+# shellcheck disable=SC2086 # a list
+python3 "$TOP/scripts/summary.py" "$run" $booted || status=1
 echo "results: $run"
 exit "$status"

@@ -2,16 +2,16 @@
 # Runs in the guest (see boot.sh): mount each filesystem variant, run the
 # guest tests on it, unmount.
 #
-#   guest-run.sh TESTS VARIANT[=DEVICE]...
+#   guest-run.sh BINDIR TESTS VARIANT[=DEVICE]...
 #
-# TESTS is a comma-separated list of programs in build/guest.  Each test
+# TESTS is a comma-separated list of programs in BINDIR (build/guest).  Each test
 # runs as "PROGRAM MOUNTPOINT" and its TAP goes to $OUT/VARIANT/TEST.tap.
 # A variant that cannot be mounted gets a failing TAP file of its own.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-bin=${GUEST_BIN:-$top/build/guest}
-tests=$1
-shift
+bin=$1
+tests=$2
+shift 2
 
 fail_tap() { # FILE REASON
 	printf 'TAP version 13\n1..1\nnot ok 1 - %s\n' "$2" >"$1"

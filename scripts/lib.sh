@@ -11,7 +11,6 @@ RESULTS_DIR=${RESULTS_DIR:-$TOP/results}
 KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 KTREE=$BUILD_DIR/linux
 KERNELS_DIR=$BUILD_DIR/kernels
-GUEST_BIN=$BUILD_DIR/guest
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD_DIR/ccache}
 
 log() { printf '==> %s\n' "$*" >&2; }

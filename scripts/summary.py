@@ -10,6 +10,11 @@ Reads RUNDIR/KERNEL/SUITE/GROUP/TEST.tap for every kernel and prints:
   - last, "N passed, N failed[, N skipped]".
 A TAP file whose plan is not met counts the missing tests as failures; a
 guest that crashed or hung counts as one failure of its kernel.
+
+A metric may carry a cross-kernel expectation, checked when both the stock
+and the patched kernel ran and counted like a test:
+  "# metric NAME VALUE expect=same"   patched within 1% of stock (or 1)
+  "# metric NAME VALUE expect=max:R"  patched at most R times stock
 Exit status 1 if anything failed.
 """
 import os
@@ -19,7 +24,7 @@ import sys
 RESULT = re.compile(r'^(ok|not ok)\s+(\d+)\s*-?\s*(.*?)(?:\s+#\s*(SKIP|TODO)\b\s*(.*))?$',
                     re.IGNORECASE)
 PLAN = re.compile(r'^1\.\.(\d+)')
-METRIC = re.compile(r'^#\s*metric\s+(\S+)\s+(-?[\d.]+)')
+METRIC = re.compile(r'^#\s*metric\s+(\S+)\s+(-?[\d.]+)(?:\s+expect=(\S+))?')
 GUEST_STATUS = {'124': 'guest HUNG (timeout)',
                 '125': 'guest kernel CRASHED, oopsed or warned'}
 
@@ -44,6 +49,8 @@ def parse_tap(path):
             m = METRIC.match(line)
             if m:
                 metrics[m.group(1)] = m.group(2)
+                if m.group(3):
+                    metrics['expect:' + m.group(1)] = m.group(3)
                 continue
             if line.startswith('Bail out!'):
                 bailed = line
@@ -74,6 +81,19 @@ def collect(run, kernel):
                     out[(f'{suite}/{group}', name[:-4])] = \
                         parse_tap(os.path.join(gdir, name))
     return out
+
+
+def cross_check(expect, stock, patched):
+    """Whether patched/stock meets @expect; None if it cannot be judged."""
+    try:
+        s, p = float(stock), float(patched)
+    except ValueError:
+        return None
+    if expect == 'same':
+        return abs(p - s) <= max(1.0, 0.01 * abs(s))
+    if expect.startswith('max:'):
+        return p <= float(expect[4:]) * s
+    return None
 
 
 def counts(results):
@@ -146,12 +166,34 @@ def main():
         names = []
         for k in kernels:
             for name in data[k].get((variant, test), ([], {}))[1]:
-                if name not in names:
+                if name not in names and not name.startswith('expect:'):
                     names.append(name)
         for name in names:
             vals = [data[k].get((variant, test), ([], {}))[1].get(name, '-') for k in kernels]
             mark = '' if len(set(vals)) == 1 else 'changed'
             mrows.append([variant, test, name] + vals + [mark])
+    if 'stock' in kernels and 'patched' in kernels:
+        crows = []
+        for key in keys:
+            sm = data['stock'].get(key, ([], {}))[1]
+            pm = data['patched'].get(key, ([], {}))[1]
+            for name, expect in sm.items():
+                if not name.startswith('expect:'):
+                    continue
+                name = name[len('expect:'):]
+                ok = cross_check(expect, sm.get(name, '-'), pm.get(name, '-'))
+                status = 'pass' if ok else 'fail'
+                total[status] += 1
+                crows.append([key[0], key[1], name, sm.get(name, '-'),
+                              pm.get(name, '-'), expect, 'ok' if ok else 'FAILED'])
+                if not ok:
+                    failures.append(f"{key[0]}/{key[1]}: {name}: stock {sm.get(name, '-')}, "
+                                    f"patched {pm.get(name, '-')}, expected {expect}")
+        if crows:
+            print()
+            print('Stock vs patched (patched relative to stock):')
+            table(['suite/group', 'test', 'metric', 'stock', 'patched', 'expect', ''], crows)
+
     if mrows:
         print()
         print('Measured counts (exact; each kernel asserts its own policy in the TAP above):')
