@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * policy: switching negdentry= on a mounted filesystem.
+ *
+ *   policy MOUNTPOINT [K]
+ *
+ * With K negative dentries cached, remount to another value.  A remount
+ * through mount(2) frees every unused dentry of the superblock
+ * (reconfigure_super() calls shrink_dcache_sb() in 6.1, stock or
+ * patched), so the cached negatives go at the remount whatever the old
+ * and new values, and the new policy governs every dentry made after it:
+ *
+ *   all -> lookup  remount -K; then misses of the unlinked names are
+ *                  plain misses, cached (+K); again: 0; unlinks: 0
+ *   lookup -> none remount -K; misses cache nothing (0); unlinks: 0
+ *   none -> all    remount 0 (nothing cached); misses +K; unlinks +K
+ *
+ * /proc/mounts shows each value and the other options stay as they were.
+ * An invalid value (negdentry=bogus, negdentry=) is refused with EINVAL,
+ * the kernel log names the option, and the mount keeps its options and
+ * policy; this part runs on the stock kernel too, which refuses the
+ * unknown option (the kernel log check SKIPs there: stock ext2 refuses
+ * unknown options without a message).  Counts are global: each is allowed K/40 of noise.
+ */
+#include "sem.h"
+
+static int K = 300;
+static const char *mnt;
+
+static long long tol(void)
+{
+	return K / 40 > 2 ? K / 40 : 2;
+}
+
+static int near(long long got, long long want)
+{
+	return llabs(got - want) <= tol();
+}
+
+static void name(char *buf, size_t len, const char *dir, const char *pfx, int i)
+{
+	if (snprintf(buf, len, "%s/%s%d", dir, pfx, i) >= (int)len)
+		tap_bail(0, "path too long");
+}
+
+static long long unlinks(const char *dir, const char *pfx)
+{
+	char p[1024];
+	long long before;
+	int i, r;
+
+	for (i = 0; i < K; i++) {
+		name(p, sizeof(p), dir, pfx, i);
+		if ((r = touch(p)))
+			tap_bail(r, "create %s", p);
+	}
+	before = nr_negative();
+	for (i = 0; i < K; i++) {
+		name(p, sizeof(p), dir, pfx, i);
+		if (unlink(p))
+			tap_bail(errno, "unlink %s", p);
+	}
+	return nr_negative() - before;
+}
+
+static long long misses(const char *dir, const char *pfx)
+{
+	char p[1024];
+	long long before = nr_negative();
+	int i;
+
+	for (i = 0; i < K; i++) {
+		name(p, sizeof(p), dir, pfx, i);
+		if (exists(p) != 0)
+			tap_bail(errno, "%s exists", p);
+	}
+	return nr_negative() - before;
+}
+
+/* The mount options without negdentry=..., to compare across remounts. */
+static void other_opts(char *out, size_t len)
+{
+	char opts[2048], *tok, *save = NULL;
+
+	mount_opts(mnt, opts, sizeof(opts));
+	out[0] = '\0';
+	for (tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strncmp(tok, "negdentry=", 10))
+			continue;
+		if (strlen(out) + strlen(tok) + 2 < len) {
+			if (out[0])
+				strcat(out, ",");
+			strcat(out, tok);
+		}
+	}
+}
+
+static void check(const char *what, long long got, long long want)
+{
+	printf("# metric %s %lld\n", what, got);
+	tap_ok(near(got, want), "%s: %lld negative dentries (want %lld)", what, got, want);
+}
+
+/* Remount to @p; the check that /proc/mounts shows it and nothing else moved. */
+static void switch_to(enum policy p, const char *others, long long *delta)
+{
+	char now[2048];
+	long long before = nr_negative();
+	int r = set_policy(mnt, p);
+
+	*delta = nr_negative() - before;
+	other_opts(now, sizeof(now));
+	tap_ok(!r && mount_policy(mnt, NULL) == p && !strcmp(now, others),
+	       "remount negdentry=%s: %s, /proc/mounts shows negdentry=%s, other options kept",
+	       policy_names[p], r ? strerror(r) : "ok",
+	       policy_names[mount_policy(mnt, NULL)]);
+}
+
+static void switching(void)
+{
+	char dir[512], others[2048];
+	long long d;
+	enum policy orig;
+	int has_option;
+
+	orig = mount_policy(mnt, &has_option);
+	if (!has_option) {
+		int i;
+
+		for (i = 0; i < 17; i++)
+			tap_skip("kernel has no negdentry= option", "policy switching %d", i + 1);
+		return;
+	}
+	tap_ok(orig == POLICY_LOOKUP, "a mount without negdentry= shows negdentry=%s (want lookup)",
+	       policy_names[orig]);
+	other_opts(others, sizeof(others));
+	snprintf(dir, sizeof(dir), "%s/policy", mnt);
+	if (mkdir(dir, 0755))
+		tap_bail(errno, "mkdir %s", dir);
+
+	switch_to(POLICY_ALL, others, &d);
+	check("all_unlink", unlinks(dir, "u"), K);
+
+	switch_to(POLICY_LOOKUP, others, &d);
+	check("all_to_lookup_remount", d, -K);
+	check("all_to_lookup_first_lookups", misses(dir, "u"), K);
+	check("all_to_lookup_second_lookups", misses(dir, "u"), 0);
+	check("lookup_unlink", unlinks(dir, "v"), 0);
+
+	switch_to(POLICY_NONE, others, &d);
+	check("lookup_to_none_remount", d, -K);
+	check("lookup_to_none_lookups", misses(dir, "u"), 0);
+	check("none_unlink", unlinks(dir, "w"), 0);
+
+	switch_to(POLICY_ALL, others, &d);
+	check("none_to_all_remount", d, 0);
+	check("none_to_all_lookups", misses(dir, "u"), K);
+	check("none_to_all_unlink", unlinks(dir, "x"), K);
+
+	switch_to(orig, others, &d);
+	if (rm_tree(dir))
+		tap_bail(errno, "rm -r %s", dir);
+}
+
+/* New kernel log records since @fd was opened contain @word. */
+static int kmsg_has(int fd, const char *word, char *line, size_t len)
+{
+	char rec[8192];
+	ssize_t n;
+	int found = 0;
+
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;
+		rec[n] = '\0';
+		if (!found && strstr(rec, word)) {
+			char *msg = strchr(rec, ';');
+
+			if (snprintf(line, len, "%s", msg ? msg + 1 : rec) >= (int)len)
+				line[len - 1] = '\0';
+			line[strcspn(line, "\n")] = '\0';
+			found = 1;
+		}
+	}
+	return found;
+}
+
+static void invalid(const char *value, int has_option)
+{
+	char before[2048], after[2048], data[64], line[512] = "";
+	char dir[512];
+	int fd, r, err, seen;
+	long long unl;
+	enum policy p = mount_policy(mnt, NULL);
+
+	mount_opts(mnt, before, sizeof(before));
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0 || lseek(fd, 0, SEEK_END) < 0)
+		tap_bail(errno, "/dev/kmsg");
+	snprintf(data, sizeof(data), "negdentry=%s", value);
+	r = mount(NULL, mnt, NULL, MS_REMOUNT, data);
+	err = errno;
+	seen = kmsg_has(fd, "negdentry", line, sizeof(line));
+	close(fd);
+	mount_opts(mnt, after, sizeof(after));
+	tap_ok(r && err == EINVAL, "remount -o %s is refused with EINVAL (got %s)", data,
+	       r ? strerror(err) : "success");
+	if (!has_option)
+		tap_skip("kernel has no negdentry= option",
+			 "remount -o %s: the kernel log names the option (%s)", data,
+			 seen ? line : "no message");
+	else
+		tap_ok(seen, "remount -o %s: the kernel log names the option (%s)", data,
+		       seen ? line : "no message with \"negdentry\"");
+	tap_ok(!strcmp(before, after), "remount -o %s: the mount options are unchanged", data);
+	if (strcmp(before, after))
+		tap_diag("before: %s; after: %s", before, after);
+	/* and the policy in force still acts */
+	snprintf(dir, sizeof(dir), "%s/policy-invalid", mnt);
+	if (mkdir(dir, 0755))
+		tap_bail(errno, "mkdir %s", dir);
+	unl = unlinks(dir, "i");
+	tap_ok(near(unl, p == POLICY_ALL ? K : 0),
+	       "after the refused remount, unlinks still follow negdentry=%s (%lld)",
+	       policy_names[p], unl);
+	rm_tree(dir);
+}
+
+int main(int argc, char **argv)
+{
+	int has_option;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s MOUNTPOINT [K]\n", argv[0]);
+		return 2;
+	}
+	mnt = argv[1];
+	if (argc > 2)
+		K = atoi(argv[2]);
+	tap_begin();
+	if (mount_policy(mnt, &has_option) == POLICY_UNKNOWN)
+		tap_bail(0, "no known negative dentry policy on %s", mnt);
+	switching();
+	invalid("bogus", has_option);
+	invalid("", has_option);
+	return tap_end();
+}
