@@ -4,17 +4,18 @@
 # Run 'make help' for the targets.  Every choice is a variable:
 #   KERNELS  kernels to build/boot            (default: stock patched)
 #   FS       filesystem variants, fs-images/  (default: all)
-#   TESTS    guest test programs per variant  (default: negdent)
+#   TESTS    guest test programs per variant  (default: guest/TESTS)
+#   SUITES   guest suites for check           (default: fs nfs stress)
 #   KERNEL   kernel for 'make shell'          (default: patched)
 #   BUILD_DIR, RESULTS_DIR                    (default: build/, results/)
 
 KERNELS ?= stock patched
 KERNEL ?= patched
-export KERNELS FS TESTS BUILD_DIR RESULTS_DIR
+export KERNELS FS TESTS SUITES NFS_FS STRESS_FS STRESS_KERNELS BUILD_DIR RESULTS_DIR
 
 S := scripts
 
-.PHONY: all compare deps kernels check bench shell clean help
+.PHONY: all compare deps kernels check patch-check bench shell clean help
 
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
@@ -31,9 +32,16 @@ deps:
 kernels:
 	bash $(S)/kernel.sh build $(KERNELS)
 
-## check: the tests: every guest suite on stock and patched
-check: kernels
+## check: the tests: patch checks, then every guest suite (fs and nfs on
+##   stock and patched, stress on the debug kernel)
+check: patch-check
+	bash $(S)/kernel.sh build stock patched debug
 	bash $(S)/check.sh
+
+## patch-check: git am, touched paths, checkpatch, sparse, config matrix,
+##   and every prefix of the series building and booting
+patch-check:
+	bash $(S)/patch-check.sh
 
 ## bench: benchmarks, stock vs patched side by side, report in results/
 bench: kernels

@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Extract Debian's linux-source-6.1, apply the series, build kernels.
+# Everything that touches the kernel tree: extract Debian's linux-source-6.1,
+# apply the series, build kernels, build the touched files in other configs.
 #
 #   kernel.sh tree              extract the tree (once) as a git repo, tag "stock"
 #   kernel.sh apply             branch "patched" = stock + patches/series (git am)
-#   kernel.sh build FLAVOUR...  build stock, patched or debug into build/kernels/
+#   kernel.sh build FLAVOUR...  build kernels into build/kernels/FLAVOUR/:
+#                               stock, patched, debug, or step-N (stock plus
+#                               the first N patches, to check bisectability)
+#   kernel.sh touched NAME REV  build only the files the series touches, at
+#                               REV (stock or patched), in config NAME: guest
+#                               or scripts/matrix/NAME.config on top of it;
+#                               with SPARSE=1 run sparse (make C=2) on them
 #
-# stock and patched share one object directory: switching between them
-# rebuilds only the files the series touches.  ccache keeps rebuilds cheap.
+# stock, patched and step-N share one object directory: switching between
+# them rebuilds only the files the series touches.  ccache keeps rebuilds
+# cheap.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -65,20 +73,38 @@ kmake() {
 # configure OBJ [FRAGMENT...]: allnoconfig + fragments; check that every
 # requested option took.
 configure() {
-	local obj=$1 all
+	local obj=$1 all sym val
 	shift
 	mkdir -p "$obj"
 	all=$obj/fragments.config
 	cat "$@" >"$all"
 	kmake O="$obj" KCONFIG_ALLCONFIG="$all" allnoconfig >/dev/null
+	# A later fragment overrides an earlier one: check the last value.
+	declare -A want=()
 	while IFS='=' read -r sym val; do
-		case "$sym" in CONFIG_*) ;; *) continue ;; esac
+		case "$sym" in CONFIG_*) want[$sym]=$val ;; esac
+	done <"$all"
+	for sym in "${!want[@]}"; do
+		val=${want[$sym]}
 		if [ "$val" = n ]; then
 			! grep -q "^$sym=" "$obj/.config" || die "$sym=n did not take (see $obj/.config)"
 		else
 			grep -qx "$sym=$val" "$obj/.config" || die "$sym=$val did not take (see $obj/.config)"
 		fi
-	done <"$all"
+	done
+}
+
+# Fail on a log with compiler warnings or errors.
+check_log() {
+	local what=$1 logfile=$2
+	if grep -E '(warning|error):' "$logfile" >&2; then
+		die "$what has warnings: see $logfile"
+	fi
+}
+
+# Number of patches in the series.
+series_length() {
+	grep -cv -e '^#' -e '^$' "$TOP/patches/series" || true
 }
 
 # build FLAVOUR: check out its source, build into its object dir,
@@ -89,7 +115,12 @@ build_one() {
 	stock) rev=stock obj=$BUILD_DIR/obj ;;
 	patched) rev=patched obj=$BUILD_DIR/obj ;;
 	debug) rev=patched obj=$BUILD_DIR/obj-debug frags+=("$TOP/scripts/debug.config") ;;
-	*) die "unknown kernel flavour '$flavour' (stock, patched, debug)" ;;
+	step-[0-9]*)
+		local n=${flavour#step-} total
+		total=$(series_length)
+		[ "$n" -le "$total" ] || die "$flavour: the series has only $total patches"
+		rev=patched~$((total - n)) obj=$BUILD_DIR/obj ;;
+	*) die "unknown kernel flavour '$flavour' (stock, patched, debug, step-N)" ;;
 	esac
 	"${GIT[@]}" checkout -q -f "$rev"
 	configure "$obj" "${frags[@]}"
@@ -99,15 +130,43 @@ build_one() {
 		tail -n 30 "$obj/build.log" >&2
 		die "$flavour kernel build failed: see $obj/build.log"
 	fi
-	if grep -E 'warning:' "$obj/build.log" >&2; then
-		die "$flavour kernel build has warnings: see $obj/build.log"
-	fi
+	check_log "$flavour kernel build" "$obj/build.log"
 	out=$KERNELS_DIR/$flavour
 	mkdir -p "$out"
 	cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$out/"
 	cat "$obj/include/config/kernel.release" >"$out/release"
 	"${GIT[@]}" rev-parse HEAD >"$out/commit"
 	log "$flavour kernel $(cat "$out/release") built in $((SECONDS - start)) s"
+}
+
+# The files the series touches, as make targets: directories and objects.
+touched_targets() {
+	"${GIT[@]}" diff --name-only stock patched -- '*.c' '*.h' |
+		sed -n -e 's|^\(fs/[^/]*\)/.*|\1/|p' -e 's|^\(mm/.*\)\.c$|\1.o|p' |
+		sort -u
+}
+
+cmd_touched() {
+	local name=$1 rev=$2 obj frags=("$TOP/scripts/guest.config") targets logf
+	[ "$name" = guest ] || frags+=("$TOP/scripts/matrix/$name.config")
+	[ -f "${frags[-1]}" ] || die "no build configuration '$name' (${frags[-1]})"
+	cmd_apply
+	mapfile -t targets < <(touched_targets)
+	[ "${#targets[@]}" -gt 0 ] || die "the series touches no C files"
+	# The matrix configs take turns in one object directory: what a new
+	# config does not change (scripts, most headers) is not rebuilt.
+	obj=$BUILD_DIR/obj-matrix
+	[ "$name" != guest ] || obj=$BUILD_DIR/obj
+	"${GIT[@]}" checkout -q -f "$rev"
+	configure "$obj" "${frags[@]}"
+	logf=$obj/touched-$name-$rev${SPARSE:+-sparse}.log
+	log "building ${targets[*]} at $rev, config $name${SPARSE:+, with sparse}"
+	kmake O="$obj" prepare >"$logf" 2>&1 || { tail -n 20 "$logf" >&2; die "make prepare failed: see $logf"; }
+	if ! kmake O="$obj" ${SPARSE:+C=2} "${targets[@]}" >>"$logf" 2>&1; then
+		tail -n 30 "$logf" >&2
+		die "build of ${targets[*]} failed at $rev in config $name: see $logf"
+	fi
+	echo "$logf"
 }
 
 cmd_build() {
@@ -120,7 +179,7 @@ cmd_build() {
 	cmd_tree
 	local f
 	for f in "$@"; do
-		case "$f" in patched | debug) cmd_apply ;; esac
+		case "$f" in stock) ;; *) cmd_apply ;; esac
 		build_one "$f"
 	done
 }
@@ -129,5 +188,6 @@ case "${1:-}" in
 tree) cmd_tree ;;
 apply) cmd_apply ;;
 build) shift; cmd_build "$@" ;;
-*) die "usage: $0 tree | apply | build FLAVOUR..." ;;
+touched) [ $# = 3 ] || die "usage: $0 touched NAME REV"; cmd_touched "$2" "$3" ;;
+*) die "usage: $0 tree | apply | build FLAVOUR... | touched NAME REV" ;;
 esac
