@@ -22,7 +22,7 @@ all: compare
 
 ## compare: build both kernels, run negdent on every variant, print the table
 compare: kernels
-	TESTS=negdent bash $(S)/check.sh
+	SUITES=fs TESTS=negdent SUMMARY_METRICS='^default_' bash $(S)/check.sh
 
 ## deps: install every Debian package the project uses (needs root)
 deps:

@@ -25,6 +25,8 @@ RESULT = re.compile(r'^(ok|not ok)\s+(\d+)\s*-?\s*(.*?)(?:\s+#\s*(SKIP|TODO)\b\s
                     re.IGNORECASE)
 PLAN = re.compile(r'^1\.\.(\d+)')
 METRIC = re.compile(r'^#\s*metric\s+(\S+)\s+(-?[\d.]+)(?:\s+expect=(\S+))?')
+# SUMMARY_METRICS: a regular expression; only matching metrics are listed.
+METRIC_FILTER = os.environ.get('SUMMARY_METRICS', '')
 GUEST_STATUS = {'124': 'guest HUNG (timeout)',
                 '125': 'guest kernel CRASHED, oopsed or warned'}
 
@@ -169,6 +171,8 @@ def main():
                 if name not in names and not name.startswith('expect:'):
                     names.append(name)
         for name in names:
+            if not re.search(METRIC_FILTER, name):
+                continue
             vals = [data[k].get((variant, test), ([], {}))[1].get(name, '-') for k in kernels]
             mark = '' if len(set(vals)) == 1 else 'changed'
             mrows.append([variant, test, name] + vals + [mark])
