@@ -135,10 +135,15 @@ def main():
         for suite in subdirs(os.path.join(run, k)):
             st_path = os.path.join(run, k, suite, 'guest-status')
             status = open(st_path).read().strip() if os.path.exists(st_path) else '0'
-            if status in GUEST_STATUS:
+            suite_failed = any(st == 'fail'
+                               for (group, _), (results, _) in data[k].items()
+                               if group.startswith(suite + '/')
+                               for st, _ in results)
+            if status in GUEST_STATUS or (status != '0' and not suite_failed):
+                what = GUEST_STATUS.get(status, f'guest command exited {status}')
                 total['fail'] += 1
-                failures.append(f"{k}/{suite}: {GUEST_STATUS[status]}: see "
-                                f"{os.path.join(run, k, suite, 'console.log')}")
+                failures.append(f"{k}/{suite}: {what}: see "
+                                f"{os.path.join(run, k, suite, 'guest.log')} and console.log")
         per_variant = {}
         for (variant, test), (results, _) in data[k].items():
             for key, n in counts(results).items():
