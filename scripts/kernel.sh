@@ -53,7 +53,7 @@ cmd_apply() {
 	while read -r p; do
 		case "$p" in '' | '#'*) continue ;; esac
 		[ -f "$TOP/patches/$p" ] || die "patches/series names $p, which does not exist"
-		if ! "${GIT[@]}" am -q --keep-cr "$TOP/patches/$p" >"$BUILD_DIR/apply.log" 2>&1; then
+		if ! "${GIT[@]}" am -q --keep-cr --committer-date-is-author-date "$TOP/patches/$p" >"$BUILD_DIR/apply.log" 2>&1; then
 			"${GIT[@]}" am --abort >/dev/null 2>&1 || true
 			cat "$BUILD_DIR/apply.log" >&2
 			die "patch does not apply: patches/$p"
@@ -110,7 +110,7 @@ series_length() {
 # build FLAVOUR: check out its source, build into its object dir,
 # copy bzImage, .config and version into build/kernels/FLAVOUR/.
 build_one() {
-	local flavour=$1 rev obj frags=("$TOP/scripts/guest.config") out
+	local flavour=$1 rev obj frags=("$TOP/scripts/guest.config") out stamp
 	case "$flavour" in
 	stock) rev=stock obj=$BUILD_DIR/obj ;;
 	patched) rev=patched obj=$BUILD_DIR/obj ;;
@@ -122,6 +122,13 @@ build_one() {
 		rev=patched~$((total - n)) obj=$BUILD_DIR/obj ;;
 	*) die "unknown kernel flavour '$flavour' (stock, patched, debug, step-N)" ;;
 	esac
+	out=$KERNELS_DIR/$flavour
+	# Up to date: same source commit, same config fragments.
+	stamp="$("${GIT[@]}" rev-parse "$rev") $(cat "${frags[@]}" | sha1sum | cut -c1-40)"
+	if [ -f "$out/bzImage" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
+		log "$flavour kernel $(cat "$out/release") is up to date"
+		return 0
+	fi
 	"${GIT[@]}" checkout -q -f "$rev"
 	configure "$obj" "${frags[@]}"
 	log "building $flavour kernel ($(tree_version)) in $obj"
@@ -131,11 +138,10 @@ build_one() {
 		die "$flavour kernel build failed: see $obj/build.log"
 	fi
 	check_log "$flavour kernel build" "$obj/build.log"
-	out=$KERNELS_DIR/$flavour
 	mkdir -p "$out"
 	cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$out/"
 	cat "$obj/include/config/kernel.release" >"$out/release"
-	"${GIT[@]}" rev-parse HEAD >"$out/commit"
+	echo "$stamp" >"$out/stamp"
 	log "$flavour kernel $(cat "$out/release") built in $((SECONDS - start)) s"
 }
 
