@@ -89,7 +89,7 @@ step_bisect() {
 		kernels+=("step-$n")
 	done
 	[ "${#kernels[@]}" -gt 0 ] || { log "bisect: a single patch, built as 'patched'"; return 0; }
-	KERNELS="${kernels[*]}" SUITES=fs TESTS=negdent \
+	KERNELS="${kernels[*]}" SUITES=fs TESTS=negdent FS="ext2 ext4 tmpfs" \
 		bash "$TOP/scripts/check.sh" --run "$OUTDIR/bisect"
 }
 

@@ -1,0 +1,464 @@
+#!/bin/sh
+# Runs in the guest (see scripts/check.sh, SUITES=stress): the stress suite
+# on the debug kernel.
+#
+#   guest.sh BINDIR VARIANT[=DEVICE]...
+#
+# BINDIR holds ndstress, ndfill, ndhog (stress/Makefile) and "params", the
+# knobs of this run taken from the host environment at build time
+# (STRESS_OPS, STRESS_SOAK, STRESS_SEED, STRESS_PHASES; see README.md).
+#
+# For each variant (ext4, ext2, tmpfs), on its disk image, TAP in
+# $OUT/VARIANT/:
+#   stress.tap          concurrent stress, negdentry= switched by remount
+#   stress-verify.tap   the tree after umount+mount (tmpfs: drop_caches)
+#   failslab.tap        the stress with failslab on dentry + inode caches
+#   failslab-faults.tap faults were injected; -verify.tap as above
+#   mempressure.tap     the stress under a memory hog + drop_caches loop
+#   mempressure-reclaim.tap  the shrinkers ran; -verify.tap as above
+#   fulldisk.tap        ENOSPC and inode exhaustion, leak check
+# then, if ext4 is there:
+#   nfs-ext4/           NFSv3 loopback export of the ext4 image: stress on
+#                       the client, verify on the client and on the server
+# and for ext4 and ext2, on a scratch image (loop device on the guest's
+# /tmp, never the variant's own image, whose fsck must stay clean):
+#   VARIANT-eio/        fail_make_request on the loop device during the
+#                       stress; umount, e2fsck -fy, e2fsck -fn clean,
+#                       mount again and a clean stress round.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=$1
+shift
+STRESS_OPS='' STRESS_SOAK='' STRESS_SEED='' STRESS_PHASES='' STRESS_EIO_FS=''
+# shellcheck source=/dev/null
+[ -f "$bin/params" ] && . "$bin/params"
+
+# Sizes: the short run (check.sh) must fit a few minutes of TCG time on a
+# KASAN+lockdep kernel (boot.sh kills the guest after 900 s); STRESS_SOAK=1
+# (stress/soak.sh) runs about 25 times the operations.
+if [ -n "$STRESS_SOAK" ] && [ "$STRESS_SOAK" != 0 ]; then
+	ops=${STRESS_OPS:-10000} rounds=2000 procs=6 fill_full=1
+else
+	ops=${STRESS_OPS:-500} rounds=100 procs=4 fill_full=0
+fi
+# NFS ops cost about 15 times a local one under TCG: a third of the count
+nfs_ops=$((ops / 3))
+seed=${STRESS_SEED:-1}
+phases=${STRESS_PHASES:-stress slab mem fill nfs eio}
+logs=/tmp/stress-logs
+mkdir -p "$logs"
+
+has_phase() { case " $phases " in *" $1 "*) return 0 ;; esac; return 1; }
+now() { cut -d' ' -f1 /proc/uptime | cut -d. -f1; }
+tap1() { # FILE ok|not ok DESCRIPTION [DIAG...]
+	f=$1 st=$2 d=$3
+	shift 3
+	{
+		printf 'TAP version 13\n1..1\n%s 1 - %s\n' "$st" "$d"
+		for l in "$@"; do printf '# %s\n' "$l"; done
+	} >"$f"
+}
+taprc() { # FILE RC DESCRIPTION [DIAG...]
+	f=$1 rc=$2 d=$3
+	shift 3
+	if [ "$rc" = 0 ]; then tap1 "$f" ok "$d" "$@"; else tap1 "$f" "not ok" "$d" "$@"; fi
+}
+skip1() { # FILE DESCRIPTION REASON
+	printf 'TAP version 13\n1..1\nok 1 - %s # SKIP %s\n' "$2" "$3" >"$1"
+}
+dbg() { cat "/sys/kernel/debug/$1" 2>/dev/null; }
+setdbg() { echo "$2" >"/sys/kernel/debug/$1"; }
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+
+rc=0
+# run TAPFILE CMD...: a test program; its TAP to TAPFILE, stderr beside it.
+run() {
+	t=$1
+	shift
+	s=$(now)
+	"$@" >"$t" 2>"${t%.tap}.err" || rc=1
+	[ -s "${t%.tap}.err" ] || rm -f "${t%.tap}.err"
+	echo "    $(basename "$t"): $(grep -c '^ok' "$t") ok, $(grep -c '^not ok' "$t") not ok, $(($(now) - s)) s"
+}
+
+# load_conf VARIANT: FSTYPE, MKFS, MOUNT_OPTS of fs-images/VARIANT.conf
+load_conf() {
+	FSTYPE='' MKFS='' MOUNT_OPTS=''
+	# shellcheck source=/dev/null
+	. "$top/fs-images/$1.conf"
+}
+
+do_mount() { # FSTYPE SRC MNT OPTS
+	mkdir -p "$3"
+	mount -t "$1" ${4:+-o "$4"} "$2" "$3"
+}
+
+# cycle VARIANT SRC MNT: make the next look at the tree come from the disk
+cycle() {
+	if [ "$FSTYPE" = tmpfs ]; then
+		sync
+		echo 2 >/proc/sys/vm/drop_caches
+	else
+		umount "$3" && do_mount "$FSTYPE" "$2" "$3" "$MOUNT_OPTS"
+	fi
+}
+
+# stress_and_verify RES NAME MNT SRC [ndstress options]: run, cycle, verify
+stress_and_verify() {
+	res=$1 name=$2 mnt=$3 src=$4
+	shift 4
+	mkdir -p "$logs/$(basename "$res")-$name"
+	run "$res/$name.tap" "$bin/ndstress" run "$mnt" -t "$name" -p "$procs" -s "$seed" \
+		-M "/tmp/$(basename "$res")-$name.manifest" -l "$logs/$(basename "$res")-$name" "$@"
+	if ! cycle "$FSTYPE" "$src" "$mnt" >"$res/$name-cycle.log" 2>&1; then
+		tap1 "$res/$name-verify.tap" "not ok" "umount and mount $mnt after the run" \
+			"$(cat "$res/$name-cycle.log")"
+		rc=1
+		return 1
+	fi
+	rm -f "$res/$name-cycle.log"
+	run "$res/$name-verify.tap" "$bin/ndstress" verify "$mnt" -t "$name" \
+		-M "/tmp/$(basename "$res")-$name.manifest"
+	grep -q '^not ok' "$res/$name.tap" "$res/$name-verify.tap" &&
+		cp -r "$logs/$(basename "$res")-$name" "$res/$name-logs"
+	return 0
+}
+
+# failslab on the caches marked at boot (debug.config: slub_debug=A,...),
+# for the tasks that ask for it (ndstress workers), 10% of allocations.
+failslab_on() {
+	setdbg failslab/verbose 0
+	setdbg failslab/ignore-gfp-wait N
+	setdbg failslab/cache-filter Y
+	setdbg failslab/task-filter Y
+	setdbg failslab/space 0
+	setdbg failslab/interval 1
+	setdbg failslab/times "$1"
+	setdbg failslab/probability 10
+}
+failslab_off() {
+	setdbg failslab/probability 0
+	setdbg failslab/times -1 2>/dev/null || true
+}
+
+phase_slab() { # VARIANT RES MNT SRC CACHE
+	v=$1 res=$2 mnt=$3 src=$4 cache=$5 times=100000
+	if [ ! -d /sys/kernel/debug/failslab ]; then
+		skip1 "$res/failslab.tap" "stress under failslab" "no /sys/kernel/debug/failslab"
+		return
+	fi
+	marked=''
+	for c in dentry "$cache"; do
+		[ "$(cat "/sys/kernel/slab/$c/failslab" 2>/dev/null)" = 1 ] && marked="$marked $c"
+	done
+	if [ -z "$marked" ]; then
+		skip1 "$res/failslab.tap" "stress under failslab" \
+			"no cache marked for failslab (boot with slub_debug=A,dentry,...)"
+		return
+	fi
+	failslab_on $times
+	stress_and_verify "$res" failslab "$mnt" "$src" -n "$ops" -r "$mnt" -f slab \
+		-s $((seed + 1))
+	left=$(dbg failslab/times)
+	failslab_off
+	n=$((times - left))
+	errs=$(sed -n 's/^# metric errors_injected //p' "$res/failslab.tap")
+	st=ok
+	if [ "$n" -le 0 ] || [ "${errs:-0}" -le 0 ]; then st="not ok"; rc=1; fi
+	tap1 "$res/failslab-faults.tap" "$st" \
+		"failslab injected $n allocation failures into$marked, ${errs:-0} errors reached the workers"
+	echo "# metric failslab_injected $n" >>"$res/failslab-faults.tap"
+}
+
+phase_mem() { # VARIANT RES MNT SRC
+	res=$2 mnt=$3 src=$4
+	total=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+	floor=$((total / 32))
+	[ "$floor" -lt 32 ] && floor=32
+	scan0=$(vmstat slabs_scanned)
+	steal0=$(($(vmstat pgsteal_kswapd) + $(vmstat pgsteal_direct)))
+	rm -f /tmp/hog.ready /tmp/drops
+	"$bin/ndhog" "$floor" /tmp/hog.ready >"$res/ndhog.log" 2>&1 &
+	hog=$!
+	# let the hog reach the floor first (at most 2 minutes)
+	i=0
+	while [ ! -f /tmp/hog.ready ] && [ $i -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
+	(
+		n=0
+		trap 'echo $n >/tmp/drops; exit 0' TERM
+		while :; do
+			echo 2 >/proc/sys/vm/drop_caches
+			n=$((n + 1))
+			sleep 0.2
+		done
+	) &
+	dropper=$!
+	# page cache for kswapd to reclaim next to the hog: read the host's
+	# larger libraries and programs over 9p, again and again
+	files=$(find /usr/lib/x86_64-linux-gnu /usr/bin -maxdepth 1 -type f -size +512k \
+		2>/dev/null | head -n 300)
+	rm -f /tmp/stop-reader
+	(
+		while [ ! -f /tmp/stop-reader ]; do
+			for f in $files; do
+				[ -f /tmp/stop-reader ] && break
+				cat "$f" >/dev/null 2>&1
+			done
+		done
+	) &
+	reader=$!
+	stress_and_verify "$res" mempressure "$mnt" "$src" -n $((ops / 2)) -r "$mnt" \
+		-s $((seed + 2))
+	touch /tmp/stop-reader
+	kill "$dropper" "$hog"
+	wait "$dropper" "$hog" "$reader"
+	drops=$(cat /tmp/drops 2>/dev/null || echo 0)
+	scan=$(($(vmstat slabs_scanned) - scan0))
+	steal=$(($(vmstat pgsteal_kswapd) + $(vmstat pgsteal_direct) - steal0))
+	st=ok
+	if [ "$drops" -le 0 ] || [ "$scan" -le 0 ] || [ "$steal" -le 0 ]; then st="not ok"; rc=1; fi
+	tap1 "$res/mempressure-reclaim.tap" "$st" \
+		"reclaim and shrinkers ran during the stress: $drops drop_caches, $scan slab objects scanned, $steal pages reclaimed, MemAvailable held at $floor MiB" \
+		"$(cat "$res/ndhog.log")"
+	{
+		echo "# metric drop_caches $drops"
+		echo "# metric slabs_scanned $scan"
+		echo "# metric pages_reclaimed $steal"
+	} >>"$res/mempressure-reclaim.tap"
+}
+
+phase_fill() { # VARIANT RES MNT
+	v=$1 res=$2 mnt=$3
+	if [ "$FSTYPE" = tmpfs ]; then
+		# a small tmpfs: 32 MiB and 4096 inodes, back to the variant's
+		# options afterwards (remount keeps the contents)
+		old=$(awk -v m="$mnt" '$2 == m { print $4 }' /proc/mounts |
+			tr , '\n' | grep -E '^(size|nr_inodes)=' | tr '\n' , | sed 's/,$//')
+		if ! mount -o remount,size=32m,nr_inodes=4096 "$mnt"; then
+			tap1 "$res/fulldisk.tap" "not ok" "remount $mnt small for the full-disk test"
+			rc=1
+			return
+		fi
+		run "$res/fulldisk.tap" "$bin/ndfill" "$mnt" -r "$rounds"
+		mount -o "remount,$old" "$mnt" || rc=1
+	elif [ "$fill_full" = 1 ]; then
+		run "$res/fulldisk.tap" "$bin/ndfill" "$mnt" -r "$rounds"
+	else
+		# Short run: ENOSPC on the image itself; inode exhaustion (65536
+		# inodes on the 256 MiB images: minutes under KASAN in TCG) on a
+		# scratch image made with the variant's mke2fs options and 2048
+		# inodes.  STRESS_SOAK=1 exhausts the image's own inodes.
+		run "$res/fulldisk.tap" "$bin/ndfill" "$mnt" -r "$rounds" -b
+		img=/tmp/$v-inodes.img
+		rm -f "$img"
+		truncate -s 32M "$img"
+		# shellcheck disable=SC2086 # MKFS is a list
+		if ! mke2fs -q -F $MKFS -N 2048 "$img" >"$res/mkfs-inodes.log" 2>&1; then
+			tap1 "$res/fulldisk-inodes.tap" "not ok" "mke2fs -N 2048 scratch image" \
+				"$(cat "$res/mkfs-inodes.log")"
+			rc=1
+			return
+		fi
+		if ! loop=$(losetup -f --show "$img" 2>"$res/losetup.log"); then
+			skip1 "$res/fulldisk-inodes.tap" "inode exhaustion on a scratch image" \
+				"no loop device: $(cat "$res/losetup.log")"
+			return
+		fi
+		rm -f "$res/losetup.log" "$res/mkfs-inodes.log"
+		do_mount "$FSTYPE" "$loop" "/mnt/$v-inodes" "$MOUNT_OPTS" || rc=1
+		run "$res/fulldisk-inodes.tap" "$bin/ndfill" "/mnt/$v-inodes" -r "$rounds" -i
+		umount "/mnt/$v-inodes" || rc=1
+		losetup -d "$loop"
+		e2fsck -fn "$img" >"$res/fsck-inodes.log" 2>&1
+		taprc "$res/fsck-inodes.tap" $? "e2fsck -fn of the inode-exhaustion scratch image" || rc=1
+		rm -f "$img"
+	fi
+}
+
+# ---- NFS: minimal NFSv3 loopback export of the ext4 image ----
+nfs_pids=''
+nfs_start() { # EXPORT_DIR
+	mkdir -p /run/rpcbind /var/lib/nfs/v4recovery /mnt/nfs
+	: >/var/lib/nfs/etab
+	: >/var/lib/nfs/rmtab
+	mount -t nfsd nfsd /proc/fs/nfsd || return 1
+	rpcbind -f &
+	nfs_pids="$nfs_pids $!"
+	sleep 1
+	exportfs -o rw,no_root_squash,insecure,no_subtree_check "127.0.0.1:$1" || return 1
+	rpc.mountd -F &
+	nfs_pids="$nfs_pids $!"
+	rpc.nfsd 4 || return 1
+	sleep 1
+	mount -t nfs -o vers=3,nolock 127.0.0.1:"$1" /mnt/nfs
+}
+nfs_stop() {
+	umount /mnt/nfs 2>/dev/null
+	rpc.nfsd 0
+	exportfs -ua
+	for p in $nfs_pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	nfs_pids=''
+	umount /proc/fs/nfsd 2>/dev/null
+}
+
+phase_nfs() { # SRC (ext4 device)
+	res=$OUT/nfs-ext4
+	mkdir -p "$res"
+	load_conf ext4
+	if ! do_mount "$FSTYPE" "$1" /mnt/ext4 "$MOUNT_OPTS" >"$res/mount.log" 2>&1; then
+		tap1 "$res/stress.tap" "not ok" "mount ext4 for the NFS export" "$(cat "$res/mount.log")"
+		rc=1
+		return
+	fi
+	if ! nfs_start /mnt/ext4 >"$res/nfs-start.log" 2>&1; then
+		skip1 "$res/stress.tap" "stress over NFSv3 loopback of ext4" \
+			"NFS server or mount did not start: $(tail -n 3 "$res/nfs-start.log" | tr '\n' ' ')"
+		nfs_stop >/dev/null 2>&1
+		umount /mnt/ext4
+		return
+	fi
+	mkdir -p "$logs/nfs"
+	run "$res/stress.tap" "$bin/ndstress" run /mnt/nfs -t nfs -N -p "$procs" -n "$nfs_ops" \
+		-s $((seed + 3)) -r /mnt/ext4 -M /tmp/nfs.manifest -l "$logs/nfs"
+	# the client's view after remounting the client
+	umount /mnt/nfs && mount -t nfs -o vers=3,nolock 127.0.0.1:/mnt/ext4 /mnt/nfs ||
+		rc=1
+	run "$res/client-verify.tap" "$bin/ndstress" verify /mnt/nfs -t nfs -N -M /tmp/nfs.manifest
+	nfs_stop >>"$res/nfs-start.log" 2>&1
+	# the server's filesystem, with link counts, after umount+mount
+	if umount /mnt/ext4 && do_mount "$FSTYPE" "$1" /mnt/ext4 "$MOUNT_OPTS"; then
+		run "$res/server-verify.tap" "$bin/ndstress" verify /mnt/ext4 -t nfs \
+			-M /tmp/nfs.manifest
+	else
+		tap1 "$res/server-verify.tap" "not ok" "umount and mount ext4 after the NFS run"
+		rc=1
+	fi
+	grep -q '^not ok' "$res"/*.tap && cp -r "$logs/nfs" "$res/logs"
+	umount /mnt/ext4 || rc=1
+}
+
+# ---- I/O errors on a scratch copy of the variant ----
+phase_eio() { # VARIANT
+	v=$1
+	res=$OUT/$v-eio
+	mkdir -p "$res"
+	load_conf "$v"
+	img=/tmp/$v-eio.img
+	rm -f "$img"
+	truncate -s 64M "$img"
+	# shellcheck disable=SC2086 # MKFS is a list
+	if ! mke2fs -q -F $MKFS "$img" >"$res/mkfs.log" 2>&1; then
+		tap1 "$res/stress.tap" "not ok" "mke2fs $MKFS on a scratch image" "$(cat "$res/mkfs.log")"
+		rc=1
+		return
+	fi
+	if ! loop=$(losetup -f --show "$img" 2>"$res/losetup.log"); then
+		skip1 "$res/stress.tap" "stress under fail_make_request" \
+			"no loop device: $(cat "$res/losetup.log")"
+		return
+	fi
+	mnt=/mnt/$v-eio
+	dev=$(basename "$loop")
+	do_mount "$FSTYPE" "$loop" "$mnt" "$MOUNT_OPTS" || rc=1
+	times=1000
+	setdbg fail_make_request/verbose 0
+	setdbg fail_make_request/interval 1
+	setdbg fail_make_request/times "$times"
+	setdbg fail_make_request/probability 5
+	echo 1 >"/sys/block/$dev/make-it-fail"
+	mkdir -p "$logs/$v-eio"
+	run "$res/stress.tap" "$bin/ndstress" run "$mnt" -t eio -f eio -p "$procs" -n "$ops" \
+		-s $((seed + 4)) -r "$mnt" -l "$logs/$v-eio" -E "/sys/block/$dev/make-it-fail"
+	sync
+	echo 0 >"/sys/block/$dev/make-it-fail"
+	setdbg fail_make_request/probability 0
+	n=$((times - $(dbg fail_make_request/times)))
+	errs=$(sed -n 's/^# metric errors_injected //p' "$res/stress.tap")
+	st=ok
+	[ "$n" -gt 0 ] || { st="not ok"; rc=1; }
+	tap1 "$res/faults.tap" "$st" \
+		"fail_make_request failed $n requests on $dev, ${errs:-0} errors reached the workers"
+	echo "# metric eio_injected $n" >>"$res/faults.tap"
+	grep -q '^not ok' "$res/stress.tap" && cp -r "$logs/$v-eio" "$res/logs"
+	# the fault must leave a filesystem that unmounts ...
+	umount "$mnt" >"$res/umount.log" 2>&1
+	taprc "$res/umount.tap" $? "umount after I/O errors" "$(cat "$res/umount.log")" ||
+		true
+	grep -q '^not ok' "$res/umount.tap" && rc=1
+	losetup -d "$loop"
+	# ... that e2fsck can repair (what it finds is reported, not judged:
+	# any kernel loses writes that failed) ...
+	e2fsck -fy "$img" >"$res/e2fsck-fy.log" 2>&1
+	fy=$?
+	st=ok
+	[ $fy -le 3 ] || { st="not ok"; rc=1; }
+	tap1 "$res/e2fsck-repair.tap" "$st" \
+		"e2fsck -fy after I/O errors: exit $fy (0 clean, 1/2 repaired; 4+ not repairable)" \
+		"$(grep -vE '^(Pass|e2fsck|$)' "$res/e2fsck-fy.log" | head -n 12 | tr '\n' '|')"
+	echo "# metric e2fsck_fy_exit $fy" >>"$res/e2fsck-repair.tap"
+	e2fsck -fn "$img" >"$res/e2fsck-fn.log" 2>&1
+	taprc "$res/e2fsck-clean.tap" $? "e2fsck -fn clean after the repair" || rc=1
+	# ... and works again: mount, clean stress round, umount, fsck clean
+	loop=$(losetup -f --show "$img") || { rc=1; return; }
+	do_mount "$FSTYPE" "$loop" "$mnt" "$MOUNT_OPTS" || rc=1
+	run "$res/after.tap" "$bin/ndstress" run "$mnt" -t after -p 2 -n $((ops / 3)) \
+		-s $((seed + 5)) -r "$mnt"
+	umount "$mnt" || rc=1
+	losetup -d "$loop"
+	e2fsck -fn "$img" >"$res/e2fsck-after.log" 2>&1
+	taprc "$res/e2fsck-after.tap" $? "e2fsck -fn clean after a stress round on the repaired fs" ||
+		rc=1
+	rm -f "$img"
+}
+
+echo "stress suite: $(uname -r), ops $ops x $procs workers, seed $seed, phases: $phases"
+ext4_dev=''
+eio_variants=''
+for spec in "$@"; do
+	v=${spec%%=*}
+	dev=${spec#*=}
+	[ "$dev" = "$spec" ] && dev=
+	load_conf "$v"
+	res=$OUT/$v
+	mnt=/mnt/$v
+	mkdir -p "$res"
+	if [ "$FSTYPE" = tmpfs ]; then src=tmpfs cache=shmem_inode_cache; else src=/dev/$dev cache=${FSTYPE}_inode_cache; fi
+	[ "$v" = ext4 ] && ext4_dev=$src
+	# I/O errors: ext4 only by default.  ext2 has no journal: a failed
+	# bitmap write clears the buffer's uptodate bit and ext2_new_inode()
+	# then dirties it, hitting WARN_ON_ONCE(!buffer_uptodate(bh)) in
+	# mark_buffer_dirty() (fs/buffer.c:1081), stock code that the series
+	# does not touch; boot.sh fails every run on that WARNING.
+	# STRESS_EIO_FS="ext4 ext2" runs it anyway.
+	case " ${STRESS_EIO_FS:-ext4} " in *" $v "*) eio_variants="$eio_variants $v" ;; esac
+	echo "--- $v ($FSTYPE on $src)"
+	if ! do_mount "$FSTYPE" "$src" "$mnt" "$MOUNT_OPTS" >"$res/mount.log" 2>&1; then
+		tap1 "$res/mount.tap" "not ok" "mount -t $FSTYPE $src: $(cat "$res/mount.log")"
+		rc=1
+		continue
+	fi
+	if has_phase stress; then
+		stress_and_verify "$res" stress "$mnt" "$src" -n "$ops" -r "$mnt"
+	fi
+	has_phase slab && phase_slab "$v" "$res" "$mnt" "$src" "$cache"
+	has_phase mem && phase_mem "$v" "$res" "$mnt" "$src"
+	has_phase fill && phase_fill "$v" "$res" "$mnt"
+	if ! umount "$mnt" >"$res/umount.log" 2>&1; then
+		tap1 "$res/umount.tap" "not ok" "umount $mnt: $(cat "$res/umount.log")"
+		rc=1
+	fi
+done
+if has_phase nfs; then
+	echo "--- nfs-ext4"
+	if [ -n "$ext4_dev" ]; then
+		phase_nfs "$ext4_dev"
+	fi
+fi
+if has_phase eio; then
+	for v in $eio_variants; do
+		echo "--- $v-eio"
+		phase_eio "$v"
+	done
+fi
+echo "stress suite done in $(now) s of guest uptime"
+exit "$rc"
