@@ -76,13 +76,21 @@ args=(
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root
 	-fsdev "local,id=out,path=$out,security_model=none,multidevs=remap"
 	-device virtio-9p-pci,fsdev=out,mount_tag=out
+	# The project and its build folder, mounted again at their own paths
+	# once the guest has put tmpfs on /tmp and the like: a clone under
+	# /tmp must stay visible.
+	-fsdev "local,id=top,path=$TOP,security_model=none,readonly=on,multidevs=remap"
+	-device virtio-9p-pci,fsdev=top,mount_tag=top
+	-fsdev "local,id=build,path=$BUILD_DIR,security_model=none,readonly=on,multidevs=remap"
+	-device virtio-9p-pci,fsdev=build,mount_tag=build
 )
 for d in "${disks[@]}"; do
 	args+=(-drive "file=$d,format=raw,if=virtio,cache=unsafe")
 done
 cmdline="console=ttyS0 panic=-1 oops=panic root=/dev/root rootfstype=9p"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,cache=loose ro"
-cmdline+=" init=$TOP/scripts/guest-init.sh ndt.shell=$shell $append"
+cmdline+=" init=$TOP/scripts/guest-init.sh ndt.shell=$shell"
+cmdline+=" ndt.top=$TOP ndt.build=$BUILD_DIR $append"
 
 if [ "$shell" = 1 ]; then
 	exec qemu-system-x86_64 "${args[@]}" -serial mon:stdio -append "$cmdline"

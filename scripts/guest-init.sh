@@ -14,6 +14,19 @@ for d in /tmp /run /var/tmp /var/lib/nfs /mnt /srv; do
 	mount -t tmpfs -o mode=1777 tmpfs "$d"
 done
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# The project and its build folder at their host paths (boot.sh shares
+# them), even when they live under one of the tmpfs mounts above.
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	ndt.top=* | ndt.build=*)
+		tag=${arg#ndt.}
+		tag=${tag%%=*}
+		dir=${arg#*=}
+		mkdir -p "$dir"
+		mount -t 9p -o trans=virtio,version=9p2000.L,ro "$tag" "$dir"
+		;;
+	esac
+done
 ip link set lo up
 hostname ndt-guest
 
