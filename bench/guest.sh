@@ -1,0 +1,143 @@
+#!/bin/sh
+# Runs in the guest (see bench/run.sh and scripts/boot.sh): mounts the
+# filesystems and runs one part of the benchmark, writing $OUT/raw.txt.
+#
+#   guest.sh PART BINDIR KEY=VALUE...
+#
+# PART is one of
+#   mem     the 2002 reproducer on ext2, ext4 and tmpfs, every policy the
+#           kernel has or those in POLICIES (keys: ROUNDS, N, POLICIES)
+#   pc      page cache protection: a hot file on ext4 and the spool workload
+#           on FS (keys: FS, HOT_MIB, SPOOL_OPS, CHUNK)
+#   tput    the timed workloads on ext2, ext4 and tmpfs under every policy
+#           the kernel has, and stress-ng on ext4 under the default policy
+#           (keys: the ops counts below)
+# Disks: vda is the ext2 image, vdb the ext4 image (bench/run.sh order).
+#
+# Lines of raw.txt:
+#   result FS POLICY WORKLOAD OPS NS
+#   mem FS POLICY ROUND NR_DENTRY NR_NEGATIVE SLAB_ACTIVE SLAB_TOTAL OBJSIZE
+#   pc FS POLICY KEY VALUE
+set -u
+part=$1 bin=$2
+shift 2
+# defaults, overridden by KEY=VALUE arguments
+ROUNDS=10 N=10000 FS=ext4 HOT_MIB=192 SPOOL_OPS=80000 CHUNK=8000
+MISS=40000 RELOCK=2000 FILESET=2000 WEBPROXY=500 NEWNAMES=2000
+STAT=30000 OPENCLOSE=20000 NFILES=1000
+SNG_DENTRY=1000 SNG_TOUCH=1000 SNG_FILENAME=200 SNG_LINK=1 SNG_RENAME=1000
+SNG_DIR=500 STRESS=1 POLICIES=
+for kv in "$@"; do
+	case "$kv" in
+	[A-Z_]*=*) eval "${kv%%=*}=\${kv#*=}" ;;
+	*) echo "guest.sh: bad argument $kv" >&2; exit 2 ;;
+	esac
+done
+raw=$OUT/raw.txt
+: >"$raw"
+uname -r >"$OUT/uname"
+
+# Does this kernel know negdentry=?  The patched one shows it on ext4.
+policies() {
+	if [ -n "$POLICIES" ]; then
+		echo "$POLICIES"
+	elif grep -q 'negdentry=' /proc/mounts; then
+		echo "default all none"
+	else
+		echo "default"
+	fi
+}
+
+# mount_fs FS POLICY: mount FS at /mnt/FS with negdentry=POLICY
+# (nothing for "default").
+mount_fs() {
+	opt=
+	[ "$2" = default ] || opt=negdentry=$2
+	mkdir -p "/mnt/$1"
+	case "$1" in
+	ext2) mount -t ext2 ${opt:+-o "$opt"} /dev/vda /mnt/ext2 ;;
+	ext4) mount -t ext4 ${opt:+-o "$opt"} /dev/vdb /mnt/ext4 ;;
+	tmpfs) mount -t tmpfs -o "size=256m${opt:+,$opt}" tmpfs /mnt/tmpfs ;;
+	esac || { echo "mount $1 ($2) failed" >&2; exit 1; }
+	grep " /mnt/$1 " /proc/mounts >>"$OUT/mounts.txt"
+}
+
+# tag FS POLICY: prefix ndbench's lines with the filesystem and policy.
+tag() {
+	sed "s/^\(result\|mem\|pc\) /\1 $1 $2 /" >>"$raw"
+}
+
+stressng() { # STRESSOR OPS
+	dir=/mnt/ext4/stress-$1
+	mkdir -p "$dir"
+	HOME=/tmp stress-ng --"$1" 1 --"$1"-ops "$2" --temp-path "$dir" \
+		-t 600 --metrics-brief --yaml "$OUT/stress-$1.yaml" \
+		>"$OUT/stress-$1.log" 2>&1 || echo "stress-ng --$1 failed" >&2
+	# bogo-ops over the stressor's own wall clock (guest time)
+	awk -v s="$1" '$1 == "bogo-ops:" { ops = $2 }
+		$1 == "wall-clock-time:" { ns = $2 * 1e9 }
+		END { if (ops) printf "result ext4 default stress-%s %d %.0f\n", s, ops, ns }' \
+		"$OUT/stress-$1.yaml" >>"$raw"
+	rm -rf "$dir"
+}
+
+case "$part" in
+mem)
+	for p in $(policies); do
+		for fs in ext2 ext4 tmpfs; do
+			mount_fs "$fs" "$p"
+			"$bin/ndbench" mem "/mnt/$fs/mem" "$ROUNDS" "$N" | tag "$fs" "$p"
+			umount "/mnt/$fs"
+		done
+	done
+	;;
+pc)
+	mount_fs ext4 default
+	[ "$FS" = ext4 ] || mount_fs "$FS" default
+	dd if=/dev/zero of=/mnt/ext4/hot bs=1M count="$HOT_MIB" conv=fsync 2>/dev/null
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	"$bin/ndbench" spool "/mnt/$FS/spool" "$SPOOL_OPS" /mnt/ext4/hot "$CHUNK" |
+		tag "$FS" default
+	cat /proc/meminfo >"$OUT/meminfo.txt"
+	grep -E '^(dentry|kmalloc-(256|512)) ' /proc/slabinfo >"$OUT/slab.txt"
+	;;
+tput)
+	for p in $(policies); do
+		for fs in ext2 ext4 tmpfs; do
+			mount_fs "$fs" "$p"
+			d=/mnt/$fs
+			ws="miss:$MISS relock:$RELOCK fileset:$NFILES:$FILESET"
+			ws="$ws webproxy:$NFILES:$WEBPROXY newnames:$NEWNAMES"
+			# existing files never reach the policy switch: default only
+			[ "$p" != default ] ||
+				ws="$ws stat:$NFILES:$STAT openclose:$NFILES:$OPENCLOSE"
+			for w in $ws; do
+				w=$(echo "$w" | tr : ' ')
+				# shellcheck disable=SC2086 # a list
+				set -- $w
+				"$bin/ndbench" "$1" "$d/$1" "$2" ${3:+"$3"} | tag "$fs" "$p"
+				rm -rf "${d:?}/$1"
+			done
+			umount "$d"
+		done
+		# stress-ng: ext4, default policy, right after the same sequence
+		# of work on both kernels
+		if [ "$p" = default ] && [ "$STRESS" = 1 ]; then
+			mount_fs ext4 default
+			stressng dentry "$SNG_DENTRY"
+			stressng touch "$SNG_TOUCH"
+			stressng filename "$SNG_FILENAME"
+			stressng link "$SNG_LINK"
+			stressng rename "$SNG_RENAME"
+			stressng dir "$SNG_DIR"
+			umount /mnt/ext4
+		fi
+	done
+	;;
+*)
+	echo "guest.sh: unknown part $part" >&2
+	exit 2
+	;;
+esac
+cat /proc/sys/fs/dentry-state >"$OUT/dentry-state"

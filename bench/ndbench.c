@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ndbench: guest-side micro-benchmarks for the negative dentry series.
+ *
+ *   ndbench WORKLOAD DIR [ARGS...]
+ *
+ * Every workload works in a fresh directory DIR (created here) and prints
+ * one or more lines for the host:
+ *
+ *   result WORKLOAD OPS NS          a timed loop: OPS operations in NS
+ *                                   nanoseconds of CLOCK_MONOTONIC (under
+ *                                   QEMU -icount shift=0 one guest
+ *                                   nanosecond is one guest instruction)
+ *   mem ROUND NR_DENTRY NR_NEGATIVE SLAB_ACTIVE SLAB_TOTAL OBJSIZE
+ *   pc KEY VALUE                    page cache protection counters
+ *
+ * Workloads (OPS is the number of timed operations):
+ *   mem DIR ROUNDS N          the 2002 reproducer: N random names created
+ *                             and all deleted, ROUNDS times; counters after
+ *                             each round (round 0: before)
+ *   miss DIR OPS              PATH-like search: 8 directories, 64 command
+ *                             names found in the last one; stat() in order
+ *                             (7 misses, then the hit); OPS stat calls
+ *   relock DIR OPS            lock-file pattern: create+close+unlink of the
+ *                             same name, OPS times
+ *   fileset DIR NFILES OPS    webproxy-like fileset of NFILES names, 80%
+ *                             present: delete a random present file, create
+ *                             a random absent one (a name deleted earlier,
+ *                             others intervened); OPS delete+create pairs
+ *   webproxy DIR NFILES OPS   fileset plus a 4 KiB write to the new file
+ *                             and 5 x open+read+close of present files
+ *                             (filebench webproxy.f's flow); OPS iterations
+ *   newnames DIR OPS          always-new names: create+close+unlink
+ *   stat DIR NFILES OPS       stat() of existing files, round robin
+ *   openclose DIR NFILES OPS  open(O_RDONLY)+close of existing files
+ *   spool DIR OPS HOTFILE CHUNK
+ *                             page cache protection: create+unlink always-
+ *                             new long names OPS times, reading HOTFILE
+ *                             fully after every CHUNK of them
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void die(const char *what)
+{
+	fprintf(stderr, "ndbench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A fixed pseudo-random sequence: both kernels see the same names. */
+static uint64_t rng = 0x6e6474656e746e64ULL;
+
+static uint32_t rnd(void)
+{
+	rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return rng >> 33;
+}
+
+static void touch(const char *name)
+{
+	int fd = open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
+
+	if (fd < 0)
+		die(name);
+	close(fd);
+}
+
+/*
+ * Before a timed loop: write back what setup dirtied, so that no I/O (whose
+ * completion time is host time even under -icount) lands in the loop.
+ */
+static void settle(void)
+{
+	sync();
+}
+
+static void result(const char *workload, long long ops, long long ns)
+{
+	printf("result %s %lld %lld\n", workload, ops, ns);
+	fflush(stdout);
+}
+
+static void mkdir_cd(const char *dir)
+{
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		die(dir);
+	if (chdir(dir))
+		die(dir);
+}
+
+/* "dentry" line of /proc/slabinfo: active_objs num_objs objsize. */
+static void dentry_slab(long long *active, long long *total, long long *size)
+{
+	char line[512], name[64];
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	*active = *total = *size = -1;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld %lld %lld", name, active, total,
+			   size) == 4 && !strcmp(name, "dentry"))
+			break;
+	fclose(f);
+}
+
+static void mem_line(int round)
+{
+	long long d[5], a, t, s;
+	FILE *f = fopen("/proc/sys/fs/dentry-state", "r");
+
+	if (!f || fscanf(f, "%lld %lld %lld %lld %lld", &d[0], &d[1], &d[2],
+			 &d[3], &d[4]) != 5)
+		die("/proc/sys/fs/dentry-state");
+	fclose(f);
+	dentry_slab(&a, &t, &s);
+	printf("mem %d %lld %lld %lld %lld %lld\n", round, d[0], d[4], a, t, s);
+	fflush(stdout);
+}
+
+static void mem(int rounds, int n)
+{
+	char (*names)[16] = malloc((size_t)n * sizeof(*names));
+	int r, i;
+
+	if (!names)
+		die("malloc");
+	sync();
+	mem_line(0);
+	for (r = 1; r <= rounds; r++) {
+		for (i = 0; i < n; i++) {
+			/* like ">$RANDOM": a random name, if not taken */
+			snprintf(names[i], sizeof(names[i]), "%08x", rnd());
+			int fd = open(names[i], O_CREAT | O_WRONLY, 0644);
+
+			if (fd < 0)
+				die(names[i]);
+			close(fd);
+		}
+		for (i = 0; i < n; i++)
+			if (unlink(names[i]) && errno != ENOENT)
+				die(names[i]);
+		mem_line(r);
+	}
+	free(names);
+}
+
+static void miss(long long ops)
+{
+	enum { DIRS = 8, CMDS = 64 };
+	char name[64];
+	struct stat st;
+	long long done = 0, t0;
+	int d, c, pass;
+
+	for (d = 0; d < DIRS; d++) {
+		snprintf(name, sizeof(name), "bin%d", d);
+		if (mkdir(name, 0755))
+			die(name);
+	}
+	for (c = 0; c < CMDS; c++) {
+		snprintf(name, sizeof(name), "bin%d/command-%d", DIRS - 1, c);
+		touch(name);
+	}
+	/* pass 0 warms the caches (and creates the negative dentries) */
+	t0 = 0;
+	for (pass = 0; done < ops; pass++) {
+		if (pass == 1) {
+			settle();
+			t0 = now_ns();
+		}
+		for (c = 0; c < CMDS && (pass == 0 || done < ops); c++)
+			for (d = 0; d < DIRS; d++) {
+				snprintf(name, sizeof(name), "bin%d/command-%d", d, c);
+				int hit = !stat(name, &st);
+
+				if (!hit && errno != ENOENT)
+					die(name);
+				if (pass)
+					done++;
+				if (hit)
+					break;
+			}
+	}
+	result("miss", done, now_ns() - t0);
+}
+
+static void relock(long long ops)
+{
+	long long i, t0;
+
+	for (i = 0; i < ops / 4; i++) {
+		touch("app.lock");
+		if (unlink("app.lock"))
+			die("unlink app.lock");
+	}
+	settle();
+	t0 = now_ns();
+	for (i = 0; i < ops; i++) {
+		touch("app.lock");
+		if (unlink("app.lock"))
+			die("unlink app.lock");
+	}
+	result("relock", ops, now_ns() - t0);
+}
+
+/* filebench-like fileset: entries 0..n-1, 80% present at the start. */
+static char *present;
+static int nfiles, npresent;
+
+static void fs_name(char *buf, size_t len, int i)
+{
+	snprintf(buf, len, "%05d/file%07d", i % 100, i);
+}
+
+static void fileset_setup(int n)
+{
+	char name[64];
+	int i;
+
+	nfiles = n;
+	present = calloc(n, 1);
+	if (!present)
+		die("calloc");
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "%05d", i);
+		if (mkdir(name, 0755))
+			die(name);
+	}
+	for (i = 0; i < n; i++)
+		if (rnd() % 10 < 8) {
+			fs_name(name, sizeof(name), i);
+			touch(name);
+			present[i] = 1;
+			npresent++;
+		}
+}
+
+static int pick(int want)
+{
+	int i;
+
+	do
+		i = rnd() % nfiles;
+	while (present[i] != want);
+	return i;
+}
+
+static void fileset(const char *label, int n, long long ops, int data)
+{
+	static char buf[4096];
+	char name[64];
+	long long it, t0;
+	int i, k, fd;
+
+	fileset_setup(n);
+	if (data) {
+		/* give the present files their 4 KiB */
+		for (i = 0; i < n; i++)
+			if (present[i]) {
+				fs_name(name, sizeof(name), i);
+				fd = open(name, O_WRONLY);
+				if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf))
+					die(name);
+				close(fd);
+			}
+	}
+	t0 = 0;
+	for (it = -(ops / 4); it < ops; it++) {
+		if (it == 0) {
+			settle();
+			t0 = now_ns();
+		}
+		i = pick(1);
+		fs_name(name, sizeof(name), i);
+		if (unlink(name))
+			die(name);
+		present[i] = 0;
+		i = pick(0);
+		fs_name(name, sizeof(name), i);
+		fd = open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0)
+			die(name);
+		if (data && write(fd, buf, sizeof(buf)) != sizeof(buf))
+			die(name);
+		close(fd);
+		present[i] = 1;
+		for (k = 0; data && k < 5; k++) {
+			fs_name(name, sizeof(name), pick(1));
+			fd = open(name, O_RDONLY);
+			if (fd < 0 || read(fd, buf, sizeof(buf)) < 0)
+				die(name);
+			close(fd);
+		}
+	}
+	result(label, ops, now_ns() - t0);
+}
+
+static void newnames(long long ops)
+{
+	char name[64];
+	long long i, t0 = 0;
+
+	for (i = -(ops / 4); i < ops; i++) {
+		if (i == 0) {
+			settle();
+			t0 = now_ns();
+		}
+		snprintf(name, sizeof(name), "new%lld", i);
+		touch(name);
+		if (unlink(name))
+			die(name);
+	}
+	result("newnames", ops, now_ns() - t0);
+}
+
+static void existing(const char *label, int n, long long ops, int do_open)
+{
+	char (*names)[16] = malloc((size_t)n * sizeof(*names));
+	struct stat st;
+	long long i, t0;
+	int fd;
+
+	if (!names)
+		die("malloc");
+	for (i = 0; i < n; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%lld", i);
+		touch(names[i]);
+	}
+	/* one warm pass */
+	for (i = 0; i < n; i++)
+		if (stat(names[i], &st))
+			die(names[i]);
+	settle();
+	t0 = now_ns();
+	for (i = 0; i < ops; i++) {
+		const char *name = names[i % n];
+
+		if (do_open) {
+			fd = open(name, O_RDONLY);
+			if (fd < 0)
+				die(name);
+			close(fd);
+		} else if (stat(name, &st)) {
+			die(name);
+		}
+	}
+	result(label, ops, now_ns() - t0);
+	free(names);
+}
+
+static long long vmstat(const char *key)
+{
+	char k[128];
+	long long v;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		die("/proc/vmstat");
+	while (fscanf(f, "%127s %lld", k, &v) == 2)
+		if (!strcmp(k, key)) {
+			fclose(f);
+			return v;
+		}
+	fclose(f);
+	return -1;
+}
+
+static long long meminfo(const char *key)
+{
+	char line[256];
+	long long v = -1;
+	size_t len = strlen(key);
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		die("/proc/meminfo");
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			v = atoll(line + len + 1);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* Pages of @fd's file resident in the page cache. */
+static long long resident(int fd, off_t size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t pages = (size + page - 1) / page;
+	unsigned char *vec = malloc(pages);
+	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	long long n = 0;
+	size_t i;
+
+	if (!vec || map == MAP_FAILED)
+		die("mmap");
+	if (mincore(map, size, vec))
+		die("mincore");
+	for (i = 0; i < pages; i++)
+		n += vec[i] & 1;
+	munmap(map, size);
+	free(vec);
+	return n;
+}
+
+/* Read @fd fully; returns the guest nanoseconds it took. */
+static long long read_all(int fd)
+{
+	static char buf[1 << 16];
+	long long t0 = now_ns();
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		die("lseek");
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	return now_ns() - t0;
+}
+
+static const char *const pc_vmstat[] = {
+	"workingset_refault_file", "workingset_activate_file",
+	"workingset_restore_file", "pgpgin", "pgmajfault", "pgscan_kswapd",
+	"pgscan_direct", "pgsteal_kswapd", "pgsteal_direct", "slabs_scanned",
+	"allocstall_normal", "allocstall_movable", "pginodesteal",
+	"kswapd_inodesteal", NULL,
+};
+
+static void pc_counters(const char *when, long long *base)
+{
+	int i;
+
+	for (i = 0; pc_vmstat[i]; i++) {
+		long long v = vmstat(pc_vmstat[i]);
+
+		if (base && !when)
+			base[i] = v;
+		else if (when)
+			printf("pc %s_%s %lld\n", when, pc_vmstat[i],
+			       base ? v - base[i] : v);
+	}
+}
+
+static void spool(long long ops, const char *hot, long long chunk)
+{
+	long long base[32], i, t0, spool_ns = 0, rd_ns = 0, reads = 0;
+	long long res_min = -1, r;
+	char name[300];
+	struct stat st;
+	int fd = open(hot, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		die(hot);
+	/* the hot working set: read twice so that it is active */
+	read_all(fd);
+	read_all(fd);
+	sync();
+	printf("pc hot_pages %lld\n", (long long)(st.st_size / 4096));
+	printf("pc resident_before %lld\n", resident(fd, st.st_size));
+	printf("pc memfree_before_kb %lld\n", meminfo("MemFree"));
+	printf("pc sreclaimable_before_kb %lld\n", meminfo("SReclaimable"));
+	pc_counters(NULL, base);
+	for (i = 0; i < ops; i += chunk) {
+		long long j, end = i + chunk < ops ? i + chunk : ops;
+
+		t0 = now_ns();
+		for (j = i; j < end; j++) {
+			/*
+			 * long names (250 bytes): each negative dentry also
+			 * holds an external name buffer (kmalloc-512)
+			 */
+			snprintf(name, sizeof(name),
+				 "msg.%012lld.%0227d.spool", j, 0);
+			touch(name);
+			if (unlink(name))
+				die(name);
+		}
+		spool_ns += now_ns() - t0;
+		r = resident(fd, st.st_size);
+		if (res_min < 0 || r < res_min)
+			res_min = r;
+		rd_ns += read_all(fd);
+		reads++;
+	}
+	printf("pc resident_min %lld\n", res_min);
+	printf("pc resident_after %lld\n", resident(fd, st.st_size));
+	printf("pc memfree_after_kb %lld\n", meminfo("MemFree"));
+	printf("pc sreclaimable_after_kb %lld\n", meminfo("SReclaimable"));
+	printf("pc hot_reads %lld\n", reads);
+	printf("pc hot_read_ns %lld\n", rd_ns);
+	pc_counters("delta", base);
+	mem_line(-1);
+	result("spool", ops, spool_ns);
+	close(fd);
+}
+
+static long long arg(int argc, char **argv, int i)
+{
+	if (i >= argc) {
+		fprintf(stderr, "ndbench %s: missing argument %d\n", argv[1], i - 2);
+		exit(2);
+	}
+	return atoll(argv[i]);
+}
+
+int main(int argc, char **argv)
+{
+	const char *w;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: ndbench WORKLOAD DIR [ARGS...]\n");
+		return 2;
+	}
+	w = argv[1];
+	/* resolve HOTFILE before leaving the current directory */
+	char *hot = argc > 4 ? realpath(argv[4], NULL) : NULL;
+
+	mkdir_cd(argv[2]);
+	if (!strcmp(w, "mem"))
+		mem(arg(argc, argv, 3), arg(argc, argv, 4));
+	else if (!strcmp(w, "miss"))
+		miss(arg(argc, argv, 3));
+	else if (!strcmp(w, "relock"))
+		relock(arg(argc, argv, 3));
+	else if (!strcmp(w, "fileset"))
+		fileset("fileset", arg(argc, argv, 3), arg(argc, argv, 4), 0);
+	else if (!strcmp(w, "webproxy"))
+		fileset("webproxy", arg(argc, argv, 3), arg(argc, argv, 4), 1);
+	else if (!strcmp(w, "newnames"))
+		newnames(arg(argc, argv, 3));
+	else if (!strcmp(w, "stat"))
+		existing("stat", arg(argc, argv, 3), arg(argc, argv, 4), 0);
+	else if (!strcmp(w, "openclose"))
+		existing("openclose", arg(argc, argv, 3), arg(argc, argv, 4), 1);
+	else if (!strcmp(w, "spool")) {
+		if (!hot)
+			die(argc > 4 ? argv[4] : "spool: no HOTFILE");
+		spool(arg(argc, argv, 3), hot, arg(argc, argv, 5));
+	} else {
+		fprintf(stderr, "ndbench: unknown workload %s\n", w);
+		return 2;
+	}
+	free(hot);
+	return 0;
+}

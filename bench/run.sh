@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Benchmark the negative dentry series: stock and patched kernels in the same
+# run, every measurement in bench/README.md, one report folder.
+#
+#   bench/run.sh [--mode icount|tcg] [--reps N] [--jobs N] [--quick] [--out DIR]
+#
+# Environment (same meaning as the options): BENCH_MODE, BENCH_REPS,
+# BENCH_JOBS, BENCH_QUICK=1; BENCH_PARTS ("mem pc tput") and BENCH_PC_FS
+# (default "ext2 ext4") choose what runs.
+#
+#   mem    the 2002 reproducer, counts (plain TCG, one CPU: counts are exact)
+#   pc     page cache protection in a 256 MiB guest, counts (plain TCG)
+#   tput   timed workloads and stress-ng, REPS repetitions of the boots
+#          stock, patched, stock (again: the noise floor), in that order;
+#          -icount shift=0 by default (guest time = instructions), or plain
+#          TCG with --mode tcg
+#
+# Boots run JOBS at a time (default 2 for icount and the count boots, whose
+# numbers do not depend on host load; --mode tcg times boots one at a time).
+# Report: results/bench-<date>-<time>/ (linked as results/bench-latest):
+# summary.md, data.csv, mem.csv, pc.csv, *.png, and one folder per boot.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../scripts/lib.sh"
+
+MODE=${BENCH_MODE:-icount}
+REPS=${BENCH_REPS:-}
+JOBS=${BENCH_JOBS:-}
+QUICK=${BENCH_QUICK:-0}
+PARTS=${BENCH_PARTS:-mem pc tput}
+run=''
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--mode) MODE=$2; shift 2 ;;
+	--reps) REPS=$2; shift 2 ;;
+	--jobs) JOBS=$2; shift 2 ;;
+	--quick) QUICK=1; shift ;;
+	--out) run=$2; shift 2 ;;
+	*) die "usage: bench/run.sh [--mode icount|tcg] [--reps N] [--jobs N] [--quick] [--out DIR]" ;;
+	esac
+done
+case "$MODE" in icount | tcg) ;; *) die "--mode: icount or tcg, not '$MODE'" ;; esac
+JOBS=${JOBS:-2}
+# Sizes.  Full: about 20 minutes with 2 jobs on a 2-core machine.
+if [ "$QUICK" = 1 ]; then
+	REPS=${REPS:-2}
+	MEM_ARGS=(ROUNDS=5 N=2000)
+	PC_FS=${BENCH_PC_FS:-ext4}
+	PC_ARGS=(HOT_MIB=192 SPOOL_OPS=80000 CHUNK=8000)
+	TPUT_ARGS=(MISS=10000 RELOCK=500 FILESET=500 WEBPROXY=150 NEWNAMES=500
+		STAT=8000 OPENCLOSE=5000 NFILES=500 SNG_DENTRY=300 SNG_TOUCH=300
+		SNG_FILENAME=50 SNG_LINK=1 SNG_RENAME=300 SNG_DIR=150)
+else
+	REPS=${REPS:-5}
+	MEM_ARGS=(ROUNDS=10 N=10000)
+	PC_FS=${BENCH_PC_FS:-ext2 ext4}
+	PC_ARGS=(HOT_MIB=192 SPOOL_OPS=80000 CHUNK=8000)
+	TPUT_ARGS=(MISS=30000 RELOCK=1500 FILESET=1500 WEBPROXY=400 NEWNAMES=1500
+		STAT=30000 OPENCLOSE=15000 NFILES=1000 SNG_DENTRY=500 SNG_TOUCH=500
+		SNG_FILENAME=100 SNG_LINK=1 SNG_RENAME=500 SNG_DIR=300)
+fi
+[ "$REPS" -ge 1 ] || die "--reps must be at least 1"
+
+need qemu-system-x86_64 qemu-system-x86
+need python3 python3
+need gnuplot gnuplot-nox
+for k in stock patched; do
+	[ -f "$(kernel_image "$k")" ] || die "kernel $k not built: run 'make kernels'"
+done
+make -s -C "$TOP/bench" OUT="$BUILD_DIR/bench"
+
+run=${run:-$RESULTS_DIR/bench-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$run"
+run=$(cd "$run" && pwd)
+ln -sfn "$(basename "$run")" "$RESULTS_DIR/bench-latest" 2>/dev/null || true
+start=$SECONDS
+for k in stock patched; do
+	cp "$KERNELS_DIR/$k/release" "$run/release-$k"
+done
+{
+	echo "mode=$MODE"
+	echo "reps=$REPS"
+	echo "jobs=$JOBS"
+	echo "quick=$QUICK"
+	echo "parts=$PARTS"
+	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
+	echo "host_cpus=$(nproc)"
+	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "mem_args=${MEM_ARGS[*]}"
+	echo "pc_args=${PC_ARGS[*]} fs=$PC_FS"
+	echo "tput_args=${TPUT_ARGS[*]}"
+	echo "date=$(date -Iseconds)"
+} >"$run/config.txt"
+
+# boot_job OUT KERNEL TIMING MEM PART ARGS...: one guest boot of KERNEL
+# (stock, patched) with fresh ext2 and ext4 images; TIMING is icount or
+# tcg; bench/guest.sh PART runs inside and writes OUT/raw.txt.
+# shellcheck disable=SC2317 # reached through spawn
+boot_job() {
+	local out=$1 k=$2 timing=$3 mem=$4 part=$5 rc=0 t0=$SECONDS
+	shift 5
+	local flags=(--out "$out" --mem "$mem" --timeout 2400
+		--disk "$out/images/ext2.img" --disk "$out/images/ext4.img")
+	if [ "$timing" = icount ]; then
+		flags+=(--icount)
+	else
+		flags+=(--smp 1)
+	fi
+	mkdir -p "$out"
+	bash "$TOP/scripts/images.sh" "$out/images" ext2 ext4
+	bash "$TOP/scripts/boot.sh" "${flags[@]}" "$k" -- \
+		sh "$TOP/bench/guest.sh" "$part" "$BUILD_DIR/bench" "$@" \
+		>"$out/boot.log" 2>&1 || rc=$?
+	rm -f "$out"/images/*.img
+	echo "$rc" >"$out/boot-rc"
+	echo "$((SECONDS - t0))" >"$out/host-seconds"
+	if [ "$rc" = 0 ]; then
+		log "done: ${out#"$run"/} ($k, $timing) in $((SECONDS - t0)) s"
+	else
+		log "FAILED: ${out#"$run"/} ($k, $timing): exit $rc, see $out/console.log"
+	fi
+}
+
+# spawn JOBS-LIMIT COMMAND...: run in the background, at most LIMIT at once.
+spawn() {
+	local limit=$1
+	shift
+	while [ "$(jobs -rp | wc -l)" -ge "$limit" ]; do
+		wait -n || true
+	done
+	"$@" &
+}
+
+case " $PARTS " in *" mem "*)
+	log "mem: the 2002 reproducer (${MEM_ARGS[*]}), plain TCG"
+	# one boot per kernel and policy, so that they can run in parallel
+	for b in stock:default patched:default patched:all patched:none; do
+		k=${b%:*} p=${b#*:}
+		spawn "$JOBS" boot_job "$run/mem/$k-$p" "$k" tcg 1024 mem \
+			POLICIES="$p" "${MEM_ARGS[@]}"
+	done ;;
+esac
+case " $PARTS " in *" pc "*)
+	log "pc: page cache protection on $PC_FS (${PC_ARGS[*]}), 256 MiB guest, plain TCG"
+	for fs in $PC_FS; do
+		for k in stock patched; do
+			spawn "$JOBS" boot_job "$run/pc/$k-$fs" "$k" tcg 256 pc \
+				FS="$fs" "${PC_ARGS[@]}"
+		done
+	done ;;
+esac
+case " $PARTS " in *" tput "*)
+	# timed boots under plain TCG share the host: one at a time
+	tjobs=$JOBS
+	[ "$MODE" = icount ] || { wait; tjobs=1; }
+	log "tput: $REPS x (stock, patched, stock) in $MODE mode, $tjobs at a time"
+	for r in $(seq 1 "$REPS"); do
+		for label in stock patched stock-b; do
+			spawn "$tjobs" boot_job "$run/tput/r$r-$label" "${label%-b}" \
+				"$MODE" 1024 tput "${TPUT_ARGS[@]}"
+		done
+	done ;;
+esac
+wait
+echo "$((SECONDS - start))" >"$run/host-seconds"
+log "all boots done in $((SECONDS - start)) s; writing the report"
+status=0
+python3 "$TOP/bench/report.py" "$run" || status=1
+echo "report: $run/summary.md"
+fails=$(grep -lvx 0 "$run"/*/*/boot-rc 2>/dev/null || true)
+if [ -n "$fails" ]; then
+	echo "failed boots:" "$fails" >&2
+	status=1
+fi
+exit "$status"
