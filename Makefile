@@ -12,10 +12,11 @@
 KERNELS ?= stock patched
 KERNEL ?= patched
 export KERNELS FS TESTS SUITES NFS_FS STRESS_FS STRESS_KERNELS BUILD_DIR RESULTS_DIR
+export STRESS_OPS STRESS_SEED STRESS_PHASES STRESS_EIO_FS
 
 S := scripts
 
-.PHONY: all compare deps kernels check patch-check bench shell clean help
+.PHONY: all compare deps kernels check patch-check soak bench shell clean help
 
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
@@ -42,6 +43,12 @@ check: patch-check
 ##   and every prefix of the series building and booting
 patch-check:
 	bash $(S)/patch-check.sh
+
+## soak: the long stress run on the debug kernel (hours; knobs in stress/README.md)
+soak:
+	bash $(S)/kernel.sh build debug
+	STRESS_SOAK=1 SUITES=stress BOOT_OPTS="$(or $(BOOT_OPTS),--mem 384 --timeout 14400)" \
+		bash $(S)/check.sh
 
 ## bench: benchmarks, stock vs patched side by side, report in results/
 bench: kernels

@@ -9,15 +9,19 @@
 #   FS       filesystem variants from fs-images/ (default: all)
 #   TESTS    guest test programs run on every variant of the fs suite
 #            (default: those listed in guest/TESTS)
-#   SUITES   fs (guest/ tests on each variant), nfs (nfs-test/)
+#   SUITES   fs (guest/ tests on each variant), nfs (nfs-test/),
+#            stress (stress/, on the debug kernel); default: all three
 #   NFS_FS   variants the nfs suite exports (default: ext4 ext2 tmpfs)
 #   STRESS_FS, STRESS_KERNELS  variants and kernels of the stress suite
 #            (default: ext4 ext2 tmpfs on the debug kernel)
+#   BOOT_OPTS extra scripts/boot.sh options for every boot, e.g.
+#            "--mem 384 --timeout 14400" (make soak)
 #
 # Results: DIR (default results/<date>-<time>, linked as results/latest)
 # holds KERNEL/SUITE/ folders, one per boot, with console.log, guest.log,
-# the images and their fsck logs, and GROUP/TEST.tap.  Exits non-zero if any test failed, any image
-# is not clean, or any guest crashed, hung or warned.
+# the images and their fsck logs, and GROUP/TEST.tap.  Exits non-zero if
+# any test failed, any image is not clean, or any guest crashed, hung or
+# warned.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -25,10 +29,11 @@ set -euo pipefail
 KERNELS=${KERNELS:-stock patched}
 FS=${FS:-$(cd "$TOP/fs-images" && ls -- *.conf | sed 's/\.conf$//' | tr '\n' ' ')}
 TESTS=${TESTS:-$(grep -v '^#' "$TOP/guest/TESTS" | tr '\n' ' ')}
-SUITES=${SUITES:-fs nfs}
+SUITES=${SUITES:-fs nfs stress}
 NFS_FS=${NFS_FS:-ext4 ext2 tmpfs}
 STRESS_FS=${STRESS_FS:-ext4 ext2 tmpfs}
 STRESS_KERNELS=${STRESS_KERNELS:-debug}
+BOOT_OPTS=${BOOT_OPTS:-}
 run=''
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -71,7 +76,8 @@ run_suite() {
 		fi
 	done
 	log "$k ($(cat "$run/$k/release")): suite $suite on $variants"
-	bash "$TOP/scripts/boot.sh" --out "$out" "${disks[@]}" "$k" -- \
+	# shellcheck disable=SC2086 # BOOT_OPTS is a list of options
+	bash "$TOP/scripts/boot.sh" --out "$out" $BOOT_OPTS "${disks[@]}" "$k" -- \
 		"${entry[@]}" "${specs[@]}" || rc=$?
 	echo "$rc" >"$out/guest-status"
 	for img in "$out"/images/*.img; do
