@@ -16,7 +16,7 @@ export STRESS_OPS STRESS_SEED STRESS_PHASES STRESS_EIO_FS
 
 S := scripts
 
-.PHONY: all compare deps kernels check patch-check soak bench shell clean help
+.PHONY: all compare deps kernels check lint patch-check soak bench shell clean help
 
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
@@ -33,11 +33,15 @@ deps:
 kernels:
 	bash $(S)/kernel.sh build $(KERNELS)
 
-## check: the tests: patch checks, then every guest suite (fs and nfs on
+## check: the tests: lint, patch checks, then every guest suite (fs and nfs on
 ##   stock and patched, stress on the debug kernel)
-check: patch-check
+check: lint patch-check
 	bash $(S)/kernel.sh build stock patched debug
 	bash $(S)/check.sh
+
+## lint: shellcheck every script
+lint:
+	shellcheck -x $(wildcard scripts/*.sh nfs-test/*.sh stress/*.sh bench/*.sh) .ci/run
 
 ## patch-check: git am, touched paths, checkpatch, sparse, config matrix,
 ##   and every prefix of the series building and booting

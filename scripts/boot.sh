@@ -68,6 +68,7 @@ elif [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
 	accel=(-accel kvm -cpu host)
 fi
 
+# shellcheck disable=SC2054 # the commas are QEMU's, inside one argument
 args=(
 	-machine pc "${accel[@]}" -m "$mem" -smp "$smp"
 	-nographic -no-reboot -nodefaults

@@ -27,7 +27,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 KERNELS=${KERNELS:-stock patched}
-FS=${FS:-$(cd "$TOP/fs-images" && ls -- *.conf | sed 's/\.conf$//' | tr '\n' ' ')}
+FS=${FS:-$(cd "$TOP/fs-images" && for c in *.conf; do printf '%s ' "${c%.conf}"; done)}
 TESTS=${TESTS:-$(grep -v '^#' "$TOP/guest/TESTS" | tr '\n' ' ')}
 SUITES=${SUITES:-fs nfs stress}
 NFS_FS=${NFS_FS:-ext4 ext2 tmpfs}

@@ -16,7 +16,8 @@ done
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # The project and its build folder at their host paths (boot.sh shares
 # them), even when they live under one of the tmpfs mounts above.
-for arg in $(cat /proc/cmdline); do
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
 	case "$arg" in
 	ndt.top=* | ndt.build=*)
 		tag=${arg#ndt.}
@@ -31,7 +32,7 @@ ip link set lo up
 hostname ndt-guest
 
 OUT=/run/out
-export OUT HOME=/root TERM=${TERM:-linux}
+export OUT HOME=/root TERM="${TERM:-linux}"
 mkdir -p "$OUT"
 mount -t 9p -o trans=virtio,version=9p2000.L out "$OUT"
 

@@ -19,7 +19,7 @@ for v in "$@"; do
 	conf=$TOP/fs-images/$v.conf
 	[ -f "$conf" ] || die "no filesystem variant '$v' (no $conf)"
 	(
-		FSTYPE='' MKFS='' SIZE=''
+		MKFS='' SIZE=''
 		# shellcheck source=/dev/null
 		. "$conf"
 		[ -n "$MKFS" ] || exit 0
