@@ -74,12 +74,25 @@ static inline int fscrypt_remove_key(const char *path,
 	return err;
 }
 
+/* FS_IOC_SET_ENCRYPTION_POLICY on @dir with @policy (v1 or v2); 0 or errno. */
+static inline int fscrypt_set_policy(const char *dir, const void *policy)
+{
+	int fd, err = 0;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return errno;
+	if (ioctl(fd, FS_IOC_SET_ENCRYPTION_POLICY, policy))
+		err = errno;
+	close(fd);
+	return err;
+}
+
 /* Set a v2 policy with key @id on the empty directory @dir. */
 static inline int fscrypt_set_policy_v2(const char *dir,
 					const unsigned char id[FSCRYPT_KEY_IDENTIFIER_SIZE])
 {
 	struct fscrypt_policy_v2 p;
-	int fd, err = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.version = FSCRYPT_POLICY_V2;
@@ -87,13 +100,7 @@ static inline int fscrypt_set_policy_v2(const char *dir,
 	p.filenames_encryption_mode = FSCRYPT_MODE_AES_256_CTS;
 	p.flags = FSCRYPT_POLICY_FLAGS_PAD_32;
 	memcpy(p.master_key_identifier, id, FSCRYPT_KEY_IDENTIFIER_SIZE);
-	fd = open(dir, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return errno;
-	if (ioctl(fd, FS_IOC_SET_ENCRYPTION_POLICY, &p))
-		err = errno;
-	close(fd);
-	return err;
+	return fscrypt_set_policy(dir, &p);
 }
 
 /*
@@ -105,7 +112,6 @@ static inline int fscrypt_set_policy_v2(const char *dir,
 static inline int fscrypt_set_policy_v1_nokey(const char *dir)
 {
 	struct fscrypt_policy_v1 p;
-	int fd, err = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.version = FSCRYPT_POLICY_V1;
@@ -113,13 +119,7 @@ static inline int fscrypt_set_policy_v1_nokey(const char *dir)
 	p.filenames_encryption_mode = FSCRYPT_MODE_AES_256_CTS;
 	p.flags = FSCRYPT_POLICY_FLAGS_PAD_32;
 	memcpy(p.master_key_descriptor, "ndt-none", FSCRYPT_KEY_DESCRIPTOR_SIZE);
-	fd = open(dir, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return errno;
-	if (ioctl(fd, FS_IOC_SET_ENCRYPTION_POLICY, &p))
-		err = errno;
-	close(fd);
-	return err;
+	return fscrypt_set_policy(dir, &p);
 }
 
 static inline void fscrypt_id_hex(const unsigned char *id, char *hex)
