@@ -42,7 +42,7 @@
  *
  * Nothing here depends on the server's negative dentry policy, so stock
  * and patched kernels must give identical results; the 0/1 outcomes that
- * depend on caching are metrics with expect=same.
+ * depend on caching are metrics with expect=equal.
  */
 #include <sys/file.h>
 #include <sys/mount.h>
@@ -89,14 +89,52 @@ static void refresh_dir(const char *path)
 }
 
 /*
+ * Phase 3 for one name created after a client's cached miss: stat PATH at
+ * once and check what the lookupcache value promises.  Under
+ * lookupcache=all the miss is trusted only while the directory's
+ * attributes, fetched at or after @t_ref, are younger than actimeo; a slow
+ * (TCG, loaded) guest can take longer than that to get here, and then
+ * either outcome is correct: the check is skipped with the age measured,
+ * and the metric METRIC is not reported.  Sets *LAT when the name is seen.
+ */
+static void miss_at_once(const char *path, double t_ref, double t0,
+			double *lat, const char *what, const char *metric)
+{
+	int want_hidden = lc == LC_ALL;
+	int e = stat_err(path, NULL);
+	int hidden = e == ENOENT;
+	double age = now() - t_ref;	/* at the end of the stat: an upper bound */
+
+	if (!e)
+		*lat = now() - t0;
+	/* 50 ms for jiffies against CLOCK_MONOTONIC */
+	if (want_hidden && age >= ac - 0.05) {
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "the directory's attributes were %.2f s old, actimeo=%d: cached miss or not is timing",
+			 age, ac);
+		tap_skip(why, "lookup: %s at once: %s (lookupcache=%s)",
+			 what, errname(e), lcname);
+		return;
+	}
+	tap_ok(hidden == want_hidden && (!e || e == ENOENT),
+	       "lookup: %s at once: %s (lookupcache=%s: %s; attributes %.2f s old)",
+	       what, errname(e), lcname,
+	       want_hidden ? "cached miss, until the directory's attributes expire" :
+	       "misses are never trusted, visible", age);
+	printf("# metric %s %d expect=equal\n", metric, hidden);
+}
+
+/*
  * Lookup caching, close-to-open and server-side removal, in phases that
  * share their waits:
  *   0. set up through A; B reads a file A wrote (close-to-open, first open)
  *   1. wait for the second to turn (see wait_ctime_second()); refresh the
  *      directories' attributes; A and B look up names that do not exist
  *   2. the server creates nx/x and removes es/f, es/g behind the clients'
- *      backs; A creates ny/y and rewrites cto/f
- *   3. what A and B see at once
+ *      backs; A creates ny/y
+ *   3. what A and B see at once (see miss_at_once()); A rewrites cto/f
  *   4. what they see within the attribute timeout
  *   5. the server re-creates es/f: A reaches the new file
  */
@@ -105,9 +143,9 @@ static void lookup_cto_estale(void)
 	char p[PATH_LEN], q[PATH_LEN], buf[256];
 	const char *stamp[6];
 	char s0[PATH_LEN], s1[PATH_LEN], s2[PATH_LEN], s3[PATH_LEN], s4[PATH_LEN];
-	double t0, lat_x = -1, lat_y = -1, lat_e = -1, lat_r = -1, end;
-	int e, e1, e2, e3, fd_g, hidden_x, hidden_y, estale = 0, other = 0;
-	int first_e, want_hidden = lc == LC_ALL;
+	double t0, t_ref_a, t_ref_b, lat_x = -1, lat_y = -1, lat_e = -1, lat_r = -1, end;
+	int e, e1, e2, e3, fd_g, estale = 0, other = 0;
+	int first_e;
 	ssize_t n;
 
 	mkdir_a("nx");
@@ -139,8 +177,10 @@ static void lookup_cto_estale(void)
 	stamp[4] = ps(s4, "cto");
 	stamp[5] = ws;
 	wait_ctime_second(stamp, 6);
+	t_ref_a = now();
 	refresh_dir(pa(p, "nx"));
 	refresh_dir(pa(p, "ny"));
+	t_ref_b = now();
 	refresh_dir(pb(p, "ny"));
 	must(read_file(pa(p, "es/f"), buf, sizeof(buf)), "read", p);
 	e1 = stat_err(pa(p, "nx/x"), NULL);
@@ -156,33 +196,19 @@ static void lookup_cto_estale(void)
 	must(unlink(ps(p, "es/g")) ? errno : 0, "server unlink", p);
 	t0 = now();
 	e = write_file(pa(p, "ny/y"), O_CREAT | O_EXCL, "y");
-	must(write_file(pa(q, "cto/f"), O_TRUNC, "version-2"), "rewrite", q);
 
 	/* 3. */
 	if (!e)
 		e = stat_err(pa(p, "ny/y"), NULL);
 	tap_ok(!e, "lookup: a name created through A is visible on A at once (%s)",
 	       errname(e));
-	e = stat_err(pa(p, "nx/x"), NULL);
-	hidden_x = e == ENOENT;
-	if (!e)
-		lat_x = now() - t0;
-	tap_ok(hidden_x == want_hidden && (!e || e == ENOENT),
-	       "lookup: created on the server after A's miss: A at once: %s (lookupcache=%s: %s)",
-	       errname(e), lcname,
-	       want_hidden ? "cached miss, until the directory's attributes expire" :
-	       "misses are never trusted, visible");
-	e = stat_err(pb(p, "ny/y"), NULL);
-	hidden_y = e == ENOENT;
-	if (!e)
-		lat_y = now() - t0;
-	tap_ok(hidden_y == want_hidden && (!e || e == ENOENT),
-	       "lookup: created through A after B's miss: B at once: %s (lookupcache=%s: %s)",
-	       errname(e), lcname,
-	       want_hidden ? "cached miss, until the directory's attributes expire" :
-	       "misses are never trusted, visible");
-	printf("# metric lookup_miss_hidden_server_create %d expect=same\n", hidden_x);
-	printf("# metric lookup_miss_hidden_other_mount %d expect=same\n", hidden_y);
+	miss_at_once(pa(p, "nx/x"), t_ref_a, t0, &lat_x,
+		     "created on the server after A's miss: A",
+		     "lookup_miss_hidden_server_create");
+	miss_at_once(pb(p, "ny/y"), t_ref_b, t0, &lat_y,
+		     "created through A after B's miss: B",
+		     "lookup_miss_hidden_other_mount");
+	must(write_file(pa(q, "cto/f"), O_TRUNC, "version-2"), "rewrite", q);
 	e = read_file(pb(p, "cto/f"), buf, sizeof(buf));
 	tap_ok(!e && !strcmp(buf, "version-2"),
 	       "close-to-open: B's next open sees A's rewrite (%s, \"%s\")",
@@ -309,7 +335,7 @@ static void silly_rename(void)
 		tap_ok(s.silly == 1,
 		       "silly rename: server shows %d .nfsXXXX entry while the file is open (v%s has no other way: want 1)",
 		       s.silly, vers);
-	printf("# metric silly_renamed %d expect=same\n", s.silly);
+	printf("# metric silly_renamed %d expect=equal\n", s.silly);
 
 	e = 0;
 	if (pwrite(fd, data, strlen(data), 0) != (ssize_t)strlen(data) || fsync(fd))

@@ -14,7 +14,10 @@ guest that crashed or hung counts as one failure of its kernel.
 A metric may carry a cross-kernel expectation, checked when both the stock
 and the patched kernel ran and counted like a test:
   "# metric NAME VALUE expect=same"   patched within 1% of stock (or 1)
+  "# metric NAME VALUE expect=equal"  patched exactly stock (0/1 outcomes)
   "# metric NAME VALUE expect=max:R"  patched at most R times stock
+A metric that only one kernel reported (its check was skipped there) counts
+as skipped.
 Exit status 1 if anything failed.
 """
 import os
@@ -93,6 +96,8 @@ def cross_check(expect, stock, patched):
         return None
     if expect == 'same':
         return abs(p - s) <= max(1.0, 0.01 * abs(s))
+    if expect == 'equal':
+        return p == s
     if expect.startswith('max:'):
         return p <= float(expect[4:]) * s
     return None
@@ -186,18 +191,22 @@ def main():
         for key in keys:
             sm = data['stock'].get(key, ([], {}))[1]
             pm = data['patched'].get(key, ([], {}))[1]
-            for name, expect in sm.items():
-                if not name.startswith('expect:'):
+            expects = {n[len('expect:'):]: e for m in (pm, sm)
+                       for n, e in m.items() if n.startswith('expect:')}
+            for name, expect in sorted(expects.items()):
+                sv, pv = sm.get(name, '-'), pm.get(name, '-')
+                if '-' in (sv, pv):
+                    # a kernel that skipped the check reports no value
+                    total['skip'] += 1
+                    crows.append([key[0], key[1], name, sv, pv, expect, 'skip'])
                     continue
-                name = name[len('expect:'):]
-                ok = cross_check(expect, sm.get(name, '-'), pm.get(name, '-'))
+                ok = cross_check(expect, sv, pv)
                 status = 'pass' if ok else 'fail'
                 total[status] += 1
-                crows.append([key[0], key[1], name, sm.get(name, '-'),
-                              pm.get(name, '-'), expect, 'ok' if ok else 'FAILED'])
+                crows.append([key[0], key[1], name, sv, pv, expect, 'ok' if ok else 'FAILED'])
                 if not ok:
-                    failures.append(f"{key[0]}/{key[1]}: {name}: stock {sm.get(name, '-')}, "
-                                    f"patched {pm.get(name, '-')}, expected {expect}")
+                    failures.append(f"{key[0]}/{key[1]}: {name}: stock {sv}, "
+                                    f"patched {pv}, expected {expect}")
         if crows:
             print()
             print('Stock vs patched (patched relative to stock):')
