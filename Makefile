@@ -16,7 +16,7 @@ export STRESS_OPS STRESS_SEED STRESS_PHASES STRESS_EIO_FS
 
 S := scripts
 
-.PHONY: all compare deps kernels check lint patch-check soak bench shell clean help
+.PHONY: all compare deps kernels check lint patch-check soak bench bench-sample shell clean help
 
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
@@ -57,6 +57,11 @@ soak:
 ## bench: benchmarks, stock vs patched side by side, report in results/
 bench: kernels
 	bash bench/run.sh
+
+## bench-sample: make the last bench report the committed sample
+##   (bench/sample/ and the headline table in README.md)
+bench-sample:
+	python3 bench/report.py --publish $(or $(RUN),$(or $(RESULTS_DIR),results)/bench-latest)
 
 ## shell: boot KERNEL with a shell on the console (exit to power off)
 shell:

@@ -11,7 +11,8 @@
 #   mem    the 2002 reproducer, counts (plain TCG, one CPU: counts are exact)
 #   pc     page cache protection in a 256 MiB guest, counts (plain TCG)
 #   tput   timed workloads and stress-ng, REPS repetitions of the boots
-#          stock, patched, stock (again: the noise floor), in that order;
+#          stock, patched (default policy), patched-all, patched-none,
+#          stock (again: the noise floor), in that order;
 #          -icount shift=0 by default (guest time = instructions), or plain
 #          TCG with --mode tcg
 #
@@ -153,11 +154,17 @@ case " $PARTS " in *" tput "*)
 	# timed boots under plain TCG share the host: one at a time
 	tjobs=$JOBS
 	[ "$MODE" = icount ] || { wait; tjobs=1; }
-	log "tput: $REPS x (stock, patched, stock) in $MODE mode, $tjobs at a time"
+	log "tput: $REPS x (stock, patched under each policy, stock) in $MODE mode, $tjobs at a time"
 	for r in $(seq 1 "$REPS"); do
-		for label in stock patched stock-b; do
-			spawn "$tjobs" boot_job "$run/tput/r$r-$label" "${label%-b}" \
-				"$MODE" 1024 tput "${TPUT_ARGS[@]}"
+		# every boot starts with its own policy's pass, at the same
+		# point of the boot as stock's; stress-ng under the default only
+		for label in stock patched patched-all patched-none stock-b; do
+			case $label in
+			patched-*) k=patched opts=(POLICIES="${label#patched-}" STRESS=0) ;;
+			*) k=${label%-b} opts=(POLICIES=default) ;;
+			esac
+			spawn "$tjobs" boot_job "$run/tput/r$r-$label" "$k" \
+				"$MODE" 1024 tput "${opts[@]}" "${TPUT_ARGS[@]}"
 		done
 	done ;;
 esac
