@@ -193,13 +193,7 @@ int main(int argc, char **argv)
 	enum policy policy;
 	int has_option, i, r;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s MOUNTPOINT [OPS]\n", argv[0]);
-		return 2;
-	}
-	mnt = argv[1];
-	if (argc > 2)
-		ops = atoi(argv[2]);
+	mnt = test_args(argc, argv, "OPS", &ops);
 	shared = mmap(NULL, sizeof(*shared) * OWNERS, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)

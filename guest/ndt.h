@@ -6,10 +6,13 @@
 #ifndef NDT_H
 #define NDT_H
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "tap.h"
 
 /* /proc/sys/fs/dentry-state: nr_dentry nr_unused age_limit want_pages nr_negative dummy */
@@ -33,6 +36,86 @@ static inline struct dentry_state dentry_state(void)
 static inline long long nr_negative(void)
 {
 	return dentry_state().nr_negative;
+}
+
+/*
+ * The command line of every guest test: PROGRAM MOUNTPOINT [COUNT], where
+ * COUNT (named @count_name in the usage line) overrides *@count; a test
+ * without a count passes NULL.  Returns MOUNTPOINT; exits 2 on bad usage.
+ */
+static inline const char *test_args(int argc, char **argv,
+				    const char *count_name, int *count)
+{
+	if (argc < 2 || argc > (count ? 3 : 2)) {
+		fprintf(stderr, "usage: %s MOUNTPOINT%s%s%s\n", argv[0],
+			count ? " [" : "", count ? count_name : "",
+			count ? "]" : "");
+		exit(2);
+	}
+	if (argc > 2)
+		*count = atoi(argv[2]);
+	return argv[1];
+}
+
+/* DIR/PREFIXi into @path[1024]. */
+static inline char *numbered(char *path, const char *dir, const char *prefix, int i)
+{
+	if (snprintf(path, 1024, "%s/%s%d", dir, prefix, i) >= 1024)
+		tap_bail(0, "path too long: %s/%s%d", dir, prefix, i);
+	return path;
+}
+
+/*
+ * Look up @count names DIR/PREFIX0, DIR/PREFIX1, ... that must not exist.
+ * Returns how much nr_negative grew; clears *ok if a name exists or its
+ * lookup fails with anything but ENOENT.
+ */
+static inline long long lookup_misses(const char *dir, const char *prefix,
+				      int count, int *ok)
+{
+	long long before = nr_negative();
+	char path[1024];
+	struct stat st;
+	int i;
+
+	for (i = 0; i < count; i++)
+		if (!lstat(numbered(path, dir, prefix, i), &st) || errno != ENOENT)
+			*ok = 0;
+	return nr_negative() - before;
+}
+
+/* lookup_misses() where a name that exists ends the test. */
+static inline long long must_miss(const char *dir, const char *prefix, int count)
+{
+	int ok = 1;
+	long long grown = lookup_misses(dir, prefix, count, &ok);
+
+	if (!ok)
+		tap_bail(0, "a name %s/%s... exists or its lookup failed", dir, prefix);
+	return grown;
+}
+
+/*
+ * Create @count new files DIR/PREFIX0, ... and unlink them all.  Returns
+ * how much nr_negative grew across the unlinks.
+ */
+static inline long long create_unlink(const char *dir, const char *prefix, int count)
+{
+	char path[1024];
+	long long before;
+	int i, fd;
+
+	for (i = 0; i < count; i++) {
+		fd = open(numbered(path, dir, prefix, i), O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0)
+			tap_bail(errno, "create %s", path);
+		close(fd);
+	}
+	before = nr_negative();
+	for (i = 0; i < count; i++)
+		if (unlink(numbered(path, dir, prefix, i)))
+			tap_bail(errno, "unlink %s", path);
+	return nr_negative() - before;
 }
 
 /* Type and options of the filesystem mounted exactly at @dir. */

@@ -24,42 +24,6 @@
 
 static int n = 10000;
 
-static long long create_unlink(const char *dir)
-{
-	char name[1024];
-	long long before = nr_negative();
-	int i, fd;
-
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "%s/f%d", dir, i);
-		fd = open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
-		if (fd < 0)
-			tap_bail(errno, "create %s", name);
-		close(fd);
-	}
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "%s/f%d", dir, i);
-		if (unlink(name))
-			tap_bail(errno, "unlink %s", name);
-	}
-	return nr_negative() - before;
-}
-
-static long long misses(const char *dir, const char *prefix)
-{
-	char name[1024];
-	long long before = nr_negative();
-	struct stat st;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "%s/%s%d", dir, prefix, i);
-		if (!stat(name, &st) || errno != ENOENT)
-			tap_bail(errno, "stat %s did not fail with ENOENT", name);
-	}
-	return nr_negative() - before;
-}
-
 static int near(long long got, long long want)
 {
 	return llabs(got - want) <= n / 100;
@@ -89,9 +53,9 @@ static void round_under(const char *mnt, enum policy policy, const char *tag)
 	snprintf(dir, sizeof(dir), "%s/negdent-%s", mnt, tag);
 	if (mkdir(dir, 0755))
 		tap_bail(errno, "mkdir %s", dir);
-	unl = create_unlink(dir);
-	miss = misses(dir, "missing");
-	again = misses(dir, "missing");
+	unl = create_unlink(dir, "f", n);
+	miss = must_miss(dir, "missing", n);
+	again = must_miss(dir, "missing", n);
 
 	want_unl = policy == POLICY_ALL ? n : 0;
 	want_miss = policy == POLICY_NONE ? 0 : n;
@@ -117,13 +81,7 @@ int main(int argc, char **argv)
 	int has_option, i, err;
 	const char *mnt;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s MOUNTPOINT [N]\n", argv[0]);
-		return 2;
-	}
-	mnt = argv[1];
-	if (argc > 2)
-		n = atoi(argv[2]);
+	mnt = test_args(argc, argv, "N", &n);
 
 	tap_plan(3 * 4);
 	policy = mount_policy(mnt, &has_option);

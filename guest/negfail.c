@@ -162,7 +162,7 @@ static int quotactl_set_ilimit(const char *dev, unsigned int uid, unsigned long 
 static void round_under(enum policy p, const char *tag)
 {
 	char dir[512], sub[600], p1[1024], opts[2048], dev[1024];
-	long long before;
+	long long before, grown;
 	int i, ok, r;
 
 	snprintf(dir, sizeof(dir), "%s/negfail-%s", mnt, tag);
@@ -198,20 +198,11 @@ static void round_under(enum policy p, const char *tag)
 	report(tag, p, "rmdir", W_ALL_ONLY, nr_negative() - before, ok, "rmdirs");
 
 	/* lookup misses, twice */
-	before = nr_negative();
 	ok = 1;
-	for (i = 0; i < K; i++) {
-		path(p1, sizeof(p1), dir, "m%d", i);
-		ok &= exists(p1) == 0;
-	}
-	report(tag, p, "miss", W_UNLESS_NONE, nr_negative() - before, ok, "lookup misses");
-	before = nr_negative();
-	for (i = 0; i < K; i++) {
-		path(p1, sizeof(p1), dir, "m%d", i);
-		ok &= exists(p1) == 0;
-	}
-	report(tag, p, "miss_again", W_ZERO, nr_negative() - before, ok,
-	       "repeated lookup misses");
+	grown = lookup_misses(dir, "m", K, &ok);
+	report(tag, p, "miss", W_UNLESS_NONE, grown, ok, "lookup misses");
+	grown = lookup_misses(dir, "m", K, &ok);
+	report(tag, p, "miss_again", W_ZERO, grown, ok, "repeated lookup misses");
 
 	/* EEXIST: O_EXCL creates and mkdirs over existing files */
 	for (i = 0; i < K; i++) {
@@ -446,13 +437,7 @@ int main(int argc, char **argv)
 	enum policy policy;
 	int i, r;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s MOUNTPOINT [K]\n", argv[0]);
-		return 2;
-	}
-	mnt = argv[1];
-	if (argc > 2)
-		K = atoi(argv[2]);
+	mnt = test_args(argc, argv, "K", &K);
 	tap_begin();
 	policy = mount_policy(mnt, &has_option);
 	if (policy == POLICY_UNKNOWN)

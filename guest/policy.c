@@ -37,46 +37,6 @@ static int near(long long got, long long want)
 	return llabs(got - want) <= tol();
 }
 
-static void name(char *buf, size_t len, const char *dir, const char *pfx, int i)
-{
-	if (snprintf(buf, len, "%s/%s%d", dir, pfx, i) >= (int)len)
-		tap_bail(0, "path too long");
-}
-
-static long long unlinks(const char *dir, const char *pfx)
-{
-	char p[1024];
-	long long before;
-	int i, r;
-
-	for (i = 0; i < K; i++) {
-		name(p, sizeof(p), dir, pfx, i);
-		if ((r = touch(p)))
-			tap_bail(r, "create %s", p);
-	}
-	before = nr_negative();
-	for (i = 0; i < K; i++) {
-		name(p, sizeof(p), dir, pfx, i);
-		if (unlink(p))
-			tap_bail(errno, "unlink %s", p);
-	}
-	return nr_negative() - before;
-}
-
-static long long misses(const char *dir, const char *pfx)
-{
-	char p[1024];
-	long long before = nr_negative();
-	int i;
-
-	for (i = 0; i < K; i++) {
-		name(p, sizeof(p), dir, pfx, i);
-		if (exists(p) != 0)
-			tap_bail(errno, "%s exists", p);
-	}
-	return nr_negative() - before;
-}
-
 /* The mount options without negdentry=..., to compare across remounts. */
 static void other_opts(char *out, size_t len)
 {
@@ -139,23 +99,23 @@ static void switching(void)
 		tap_bail(errno, "mkdir %s", dir);
 
 	switch_to(POLICY_ALL, others, &d);
-	check("all_unlink", unlinks(dir, "u"), K);
+	check("all_unlink", create_unlink(dir, "u", K), K);
 
 	switch_to(POLICY_LOOKUP, others, &d);
 	check("all_to_lookup_remount", d, -K);
-	check("all_to_lookup_first_lookups", misses(dir, "u"), K);
-	check("all_to_lookup_second_lookups", misses(dir, "u"), 0);
-	check("lookup_unlink", unlinks(dir, "v"), 0);
+	check("all_to_lookup_first_lookups", must_miss(dir, "u", K), K);
+	check("all_to_lookup_second_lookups", must_miss(dir, "u", K), 0);
+	check("lookup_unlink", create_unlink(dir, "v", K), 0);
 
 	switch_to(POLICY_NONE, others, &d);
 	check("lookup_to_none_remount", d, -K);
-	check("lookup_to_none_lookups", misses(dir, "u"), 0);
-	check("none_unlink", unlinks(dir, "w"), 0);
+	check("lookup_to_none_lookups", must_miss(dir, "u", K), 0);
+	check("none_unlink", create_unlink(dir, "w", K), 0);
 
 	switch_to(POLICY_ALL, others, &d);
 	check("none_to_all_remount", d, 0);
-	check("none_to_all_lookups", misses(dir, "u"), K);
-	check("none_to_all_unlink", unlinks(dir, "x"), K);
+	check("none_to_all_lookups", must_miss(dir, "u", K), K);
+	check("none_to_all_unlink", create_unlink(dir, "x", K), K);
 
 	switch_to(orig, others, &d);
 	if (rm_tree(dir))
@@ -219,7 +179,7 @@ static void invalid(const char *value, int has_option)
 	snprintf(dir, sizeof(dir), "%s/policy-invalid", mnt);
 	if (mkdir(dir, 0755))
 		tap_bail(errno, "mkdir %s", dir);
-	unl = unlinks(dir, "i");
+	unl = create_unlink(dir, "i", K);
 	tap_ok(near(unl, p == POLICY_ALL ? K : 0),
 	       "after the refused remount, unlinks still follow negdentry=%s (%lld)",
 	       policy_names[p], unl);
@@ -230,13 +190,7 @@ int main(int argc, char **argv)
 {
 	int has_option;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s MOUNTPOINT [K]\n", argv[0]);
-		return 2;
-	}
-	mnt = argv[1];
-	if (argc > 2)
-		K = atoi(argv[2]);
+	mnt = test_args(argc, argv, "K", &K);
 	tap_begin();
 	if (mount_policy(mnt, &has_option) == POLICY_UNKNOWN)
 		tap_bail(0, "no known negative dentry policy on %s", mnt);

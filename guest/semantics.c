@@ -586,11 +586,7 @@ int main(int argc, char **argv)
 	enum policy policy;
 	int has_option, i, k, r;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s MOUNTPOINT\n", argv[0]);
-		return 2;
-	}
-	mnt = argv[1];
+	mnt = test_args(argc, argv, NULL, NULL);
 	if (chdir(mnt))
 		tap_bail(errno, "chdir %s", mnt);
 	tap_begin();

@@ -90,7 +90,7 @@ static void measure(void (*fn)(const char *dir, int from, int to),
 	*server = after - base;
 }
 
-static void create_unlink(const char *dir, int from, int to)
+static void create_unlink_range(const char *dir, int from, int to)
 {
 	char p[PATH_LEN];
 	int i, fd;
@@ -106,7 +106,7 @@ static void create_unlink(const char *dir, int from, int to)
 			tap_bail(errno, "unlink %s", p);
 }
 
-static void misses(const char *dir, int from, int to)
+static void misses_range(const char *dir, int from, int to)
 {
 	char p[PATH_LEN];
 	int i;
@@ -173,8 +173,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < WORKERS; i++)
 		if (mkdir(pathf(p, "%s/acct/w%d", srv, i), 0755))
 			tap_bail(errno, "mkdir %s", p);
-	measure(create_unlink, &cu, &su);
-	measure(misses, &cm, &sm);
+	measure(create_unlink_range, &cu, &su);
+	measure(misses_range, &cm, &sm);
 
 	printf("# metric client_unlink_negative %lld expect=same\n", cu);
 	printf("# metric server_unlink_negative %lld%s\n", su, server_expect(tmpfs, 1));
