@@ -21,9 +21,10 @@ S := scripts
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
 
-## compare: build both kernels, run negdent on every variant, print the table
+## compare: build both kernels, run negdent and adapt on every variant,
+##   print the table
 compare: kernels
-	SUITES=fs TESTS=negdent SUMMARY_METRICS='^default_' bash $(S)/check.sh
+	SUITES=fs TESTS="negdent adapt" SUMMARY_METRICS='^(default|adapt)_' bash $(S)/check.sh
 
 ## deps: install every Debian package the project uses (needs root)
 deps:
