@@ -26,8 +26,9 @@
  * The expectations are NFS semantics (nfs(5), RFC 1813/7530/8881) as the
  * 6.1 client implements them (fs/nfs/dir.c):
  *
- *  - lookupcache=all: a cached "name does not exist" is trusted until the
- *    parent directory's attributes expire (acdirmax) and show a change;
+ *  - lookupcache=all: a cached "name does not exist" may be trusted until
+ *    the parent directory's attributes expire (acdirmax) and show a change
+ *    (may: see miss_at_once());
  *    lookupcache=positive and none never trust a cached miss; none also
  *    revalidates every positive entry before use.
  *  - A name created through a mount is visible on that mount at once.
@@ -90,39 +91,42 @@ static void refresh_dir(const char *path)
 
 /*
  * Phase 3 for one name created after a client's cached miss: stat PATH at
- * once and check what the lookupcache value promises.  Under
- * lookupcache=all the miss is trusted only while the directory's
- * attributes, fetched at or after @t_ref, are younger than actimeo; a slow
- * (TCG, loaded) guest can take longer than that to get here, and then
- * either outcome is correct: the check is skipped with the age measured,
- * and the metric METRIC is not reported.  Sets *LAT when the name is seen.
+ * once.  Sets *LAT when the name is seen.
+ *
+ * lookupcache=positive and none never trust a cached miss: the name must
+ * be visible, on every kernel.
+ *
+ * lookupcache=all lets the client trust the miss until the directory's
+ * attributes expire, but nothing obliges it to: nfs(5) bounds how long a
+ * miss may be trusted, not how long it must be.  The stock kernel was
+ * seen both ways with the attributes 0.07 s old (actimeo=1) in two CI
+ * runs: tmpfs export, NFSv4.2, B seeing a name created through A.  So
+ * under lookupcache=all the outcome is reported, as a metric without a
+ * cross-kernel expectation and a SKIP line that says why; the bound that
+ * NFS does promise is checked in phase 4, and that the client caches
+ * misses at all is counted exactly by nfs-dentries (client_miss_negative).
  */
 static void miss_at_once(const char *path, double t_ref, double t0,
 			double *lat, const char *what, const char *metric)
 {
-	int want_hidden = lc == LC_ALL;
 	int e = stat_err(path, NULL);
 	int hidden = e == ENOENT;
 	double age = now() - t_ref;	/* at the end of the stat: an upper bound */
 
 	if (!e)
 		*lat = now() - t0;
-	/* 50 ms for jiffies against CLOCK_MONOTONIC */
-	if (want_hidden && age >= ac - 0.05) {
-		char why[160];
+	if (lc == LC_ALL) {
+		char why[200];
 
 		snprintf(why, sizeof(why),
-			 "the directory's attributes were %.2f s old, actimeo=%d: cached miss or not is timing",
-			 age, ac);
-		tap_skip(why, "lookup: %s at once: %s (lookupcache=%s)",
-			 what, errname(e), lcname);
+			 "lookupcache=all may or may not trust the miss before actimeo: observed %s, attributes %.2f s old",
+			 hidden ? "hidden" : "visible", age);
+		tap_skip(why, "lookup: %s at once: %s", what, errname(e));
+		printf("# metric %s %d\n", metric, hidden);
 		return;
 	}
-	tap_ok(hidden == want_hidden && (!e || e == ENOENT),
-	       "lookup: %s at once: %s (lookupcache=%s: %s; attributes %.2f s old)",
-	       what, errname(e), lcname,
-	       want_hidden ? "cached miss, until the directory's attributes expire" :
-	       "misses are never trusted, visible", age);
+	tap_ok(!e, "lookup: %s at once: %s (lookupcache=%s: misses are never trusted, visible)",
+	       what, errname(e), lcname);
 	printf("# metric %s %d expect=equal\n", metric, hidden);
 }
 
