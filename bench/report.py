@@ -331,20 +331,29 @@ def plot_ratios(run, comps, policies, out, title):
     return out if gnuplot("\n".join(g) + "\n") else None
 
 
+def mem_growth(run, fs, idx):
+    """Growth over the reproducer's rounds under the default policy, as
+    (stock, patched): idx 2 = nr_negative, 3 = active dentry slab in bytes.
+    None if either kernel did not run it."""
+    s = run.mem.get(("stock", fs, "default"))
+    p = run.mem.get(("patched", fs, "default"))
+    if not s or not p:
+        return None
+    sd, pd = s[-1][idx] - s[0][idx], p[-1][idx] - p[0][idx]
+    if idx == 3:
+        sd, pd = sd * s[-1][5], pd * p[-1][5]
+    return sd, pd
+
+
 def goal_rows(run, comps):
     rows = []
     # memory goals: growth after the reproducer, default policy
     for fs in FSS:
-        s = run.mem.get(("stock", fs, "default"))
-        p = run.mem.get(("patched", fs, "default"))
-        if not s or not p:
-            continue
         for what, idx in (("negative dentries", 2), ("dentry slab (active)", 3)):
-            sd = s[-1][idx] - s[0][idx]
-            pd = p[-1][idx] - p[0][idx]
-            if what.startswith("dentry slab"):
-                sd *= s[-1][5]
-                pd *= p[-1][5]
+            g = mem_growth(run, fs, idx)
+            if not g:
+                continue
+            sd, pd = g
             # a ratio only where stock grows measurably (>= 1000 dentries
             # or 1 MiB); below that SLUB's per-CPU slabs dominate
             if sd >= (1000 if idx == 2 else 2**20):
@@ -379,13 +388,11 @@ def write_headline(run, comps):
     rows = []
 
     def mem_cell(fs, idx):
-        s = run.mem.get(("stock", fs, "default"))
-        p = run.mem.get(("patched", fs, "default"))
-        if not s or not p:
+        g = mem_growth(run, fs, idx)
+        if not g:
             return "not run"
-        sd, pd = s[-1][idx] - s[0][idx], p[-1][idx] - p[0][idx]
+        sd, pd = g
         if idx == 3:
-            sd, pd = sd * s[-1][5], pd * p[-1][5]
             ratio = f"{pd / sd:.4f} " if sd >= 2**20 else ""
             return f"{ratio}({fmt(pd / 1e6, 3)} MB vs {fmt(sd / 1e6, 3)} MB)"
         return f"{fmt(pd, 0)} vs {fmt(sd, 0)}"
