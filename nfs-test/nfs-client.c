@@ -43,7 +43,8 @@
  *
  * Nothing here depends on the server's negative dentry policy, so stock
  * and patched kernels must give identical results; the 0/1 outcomes that
- * depend on caching are metrics with expect=equal.
+ * depend on caching are metrics, with expect=equal where NFS fixes the
+ * outcome (see miss_at_once()).
  */
 #include <sys/file.h>
 #include <sys/mount.h>
