@@ -3,10 +3,17 @@
 
     report.py RUN_DIR
     report.py --publish RUN_DIR    also copy the report to bench/sample/
-                                   and its headline table into README.md
+                                   and its headline table into README.md;
+                                   refused (exit 1) if a boot failed
 
-Reads RUN_DIR/{mem,pc,tput}/*/raw.txt (written by bench/guest.sh in the
-guests) and RUN_DIR/config.txt, writes into RUN_DIR:
+Reads RUN_DIR/{mem,pc,tput}/*/{raw.txt,boot-rc} (written by bench/guest.sh
+in the guests and by bench/run.sh) and RUN_DIR/config.txt; a folder
+without boot folders (a published report, bench/sample/) is read from its
+data.csv, mem.csv and pc.csv instead.  Failed boots (boot-rc not 0, or
+results that other repetitions have and one lacks) are named at the top of
+summary.md and headline.md.  Ratios are medians of the per-repetition
+ratios (patched of repetition i / stock of repetition i).  Writes into
+RUN_DIR:
     summary.md    one table per measurement and the goals
     data.csv      every timed result of every boot
     ratios.csv    medians, spreads and ratios per workload
@@ -95,15 +102,28 @@ class Run:
                     self.release[k] = f.read().strip()
             except FileNotFoundError:
                 self.release[k] = "?"
-        self.load_tput()
-        self.load_mem()
-        self.load_pc()
+        # A run folder from bench/run.sh has one folder per boot
+        # (tput/, mem/, pc/); a published report (bench/sample/) keeps
+        # only the CSV files written from them: read those instead.
+        self.from_csv = (not any(os.path.isdir(os.path.join(d, p))
+                                 for p in ("tput", "mem", "pc"))
+                         and os.path.isfile(os.path.join(d, "data.csv")))
+        self.failed = {}  # boot ("tput/r3-patched", "pc/stock-ext4") -> why
+        self.parts = self.cfg.get("parts", "mem pc tput").split()
+        if self.from_csv:
+            self.load_csvs()
+        else:
+            self.load_tput()
+            self.load_mem()
+            self.load_pc()
+        self.check_tput()
+        self.check_mem()
+        self.check_pc()
 
     # ---- timed results ------------------------------------------------
     def load_tput(self):
         # rows: (rep, label, fs, policy, workload, ops, ns)
         self.rows = []
-        self.failed = []
         for bd in sorted(glob.glob(os.path.join(self.d, "tput", "r*-*"))):
             m = re.match(r"r(\d+)-(.+)$", os.path.basename(bd))
             if not m:
@@ -113,13 +133,123 @@ class Run:
             # is in each result line
             if label.startswith("patched-"):
                 label = "patched"
-            rc = read_lines(os.path.join(bd, "boot-rc"))
-            if not rc or rc[0][0] != "0":
-                self.failed.append(os.path.relpath(bd, self.d))
+            self.check_rc(bd)
             for l in read_lines(os.path.join(bd, "raw.txt")):
                 if l[0] == "result" and len(l) == 6:
                     self.rows.append((rep, label, l[1], l[2], l[3],
                                       int(l[4]), int(float(l[5]))))
+
+    def check_rc(self, bd):
+        """A boot folder whose boot-rc is missing or not 0 is a failed boot."""
+        rc = read_lines(os.path.join(bd, "boot-rc"))
+        if not rc or rc[0][0] != "0":
+            self.failed[os.path.relpath(bd, self.d)] = (
+                f"boot exit {rc[0][0]}" if rc else "no boot-rc (boot did not finish)")
+            return False
+        return True
+
+    def load_csvs(self):
+        """The same data from data.csv, mem.csv and pc.csv (a published
+        report): they hold every row the boot folders gave."""
+        self.rows, self.mem, self.pc = [], {}, {}
+        with open(os.path.join(self.d, "data.csv"), newline="") as f:
+            for r in csv.DictReader(f):
+                self.rows.append((int(r["rep"]), r["boot"], r["fs"], r["policy"],
+                                  r["workload"], int(r["ops"]), int(r["guest_ns"])))
+        try:
+            with open(os.path.join(self.d, "mem.csv"), newline="") as f:
+                for r in csv.DictReader(f):
+                    self.mem.setdefault((r["kernel"], r["fs"], r["policy"]), []).append(
+                        tuple(int(r[k]) for k in ("round", "nr_dentry", "nr_negative",
+                                                  "dentry_slab_active_objs",
+                                                  "dentry_slab_num_objs", "objsize")))
+        except FileNotFoundError:
+            pass
+        try:
+            with open(os.path.join(self.d, "pc.csv"), newline="") as f:
+                for r in csv.DictReader(f):
+                    vals = self.pc.setdefault((r["kernel"], r["fs"]), {})
+                    v = int(r["value"])
+                    vals[r["key"]] = bool(v) if r["key"] == "boot_ok" else v
+        except FileNotFoundError:
+            pass
+
+    @staticmethod
+    def boot_name(label, policy):
+        """The boot a timed result came from: stock, patched, patched-all,
+        patched-none or stock-b (bench/run.sh's tput/rREP-BOOT)."""
+        return f"patched-{policy}" if label == "patched" and policy != "default" else label
+
+    def check_tput(self):
+        """Failed timed boots, derived from the data: a repetition that
+        lacks results of a boot that other repetitions have (all of them,
+        or some: the boot died or a workload failed).  Also sets
+        self.reps_ran: {boot: [repetitions with results]}."""
+        got = {}  # (boot, rep) -> {(fs, policy, workload)}
+        for rep, label, fs, pol, wl, ops, ns in self.rows:
+            got.setdefault((self.boot_name(label, pol), rep), set()).add((fs, pol, wl))
+        boots = ["stock", "patched", "patched-all", "patched-none", "stock-b"]
+        if "tput" not in self.parts:
+            boots = []
+        boots += sorted({b for b, _ in got} - set(boots))
+        try:
+            nreps = int(self.cfg.get("reps", "0"))
+        except ValueError:
+            nreps = 0
+        reps = range(1, max([nreps] + [r for _, r in got]) + 1)
+        self.reps_ran = {}
+        for b in boots:
+            want = set().union(*[got.get((b, r), set()) for r in reps])
+            self.reps_ran[b] = [r for r in reps if got.get((b, r))]
+            for r in reps:
+                have = got.get((b, r), set())
+                name = f"tput/r{r}-{b}"
+                if not have:
+                    why = "no results"
+                elif have != want:
+                    why = (f"partial: {len(want - have)} of {len(want)} results missing "
+                           f"({', '.join(sorted(' '.join(k) for k in want - have)[:3])}"
+                           f"{', ...' if len(want - have) > 3 else ''})")
+                else:
+                    continue
+                self.failed[name] = (self.failed[name] + "; " + why
+                                     if name in self.failed else why)
+
+    def check_mem(self):
+        """The reproducer: one boot per kernel and policy, every filesystem,
+        every round; a boot with fewer than the others failed."""
+        if "mem" not in self.parts:
+            return
+        fss = {fs for _, fs, _ in self.mem}
+        rounds = max([len(v) for v in self.mem.values()] + [0])
+        for k, pol in (("stock", "default"), ("patched", "default"),
+                       ("patched", "all"), ("patched", "none")):
+            short = [fs for fs in sorted(fss) if len(self.mem.get((k, fs, pol), [])) < rounds]
+            name = f"mem/{k}-{pol}"
+            if not fss or len(short) == len(fss):
+                why = "no results"
+            elif short:
+                why = f"partial: {', '.join(short)} missing or short of {rounds} rounds"
+            else:
+                continue
+            self.failed[name] = self.failed[name] + "; " + why if name in self.failed else why
+
+    def check_pc(self):
+        """Page cache: one boot per kernel and filesystem of pc_args' fs=."""
+        if "pc" not in self.parts:
+            return
+        m = re.search(r"\bfs=(.*)$", self.cfg.get("pc_args", ""))
+        fss = m.group(1).split() if m else sorted({fs for _, fs in self.pc})
+        for fs in fss:
+            for k in ("stock", "patched"):
+                v = self.pc.get((k, fs))
+                name = f"pc/{k}-{fs}"
+                if name in self.failed:
+                    continue
+                if not v or "delta_workingset_refault_file" not in v:
+                    self.failed[name] = "no results"
+                elif not v.get("boot_ok", True):
+                    self.failed[name] = "boot failed (boot_ok=0)"
 
     def series(self, label, fs, policy, workload):
         """{rep: (ops/s, ns/op)}"""
@@ -138,7 +268,11 @@ class Run:
             return None
         sv = [v[0] for v in s.values()]
         pv = [v[0] for v in p.values()]
-        ratios = [p[r][0] / s[r][0] for r in p if r in s]
+        # repetitions paired as the run interleaves them: other of
+        # repetition i over base of repetition i
+        ratios = [p[r][0] / s[r][0] for r in sorted(p) if r in s]
+        if not ratios:
+            return None
         c = {
             "fs": fs, "policy": policy, "workload": workload,
             "base": base, "other": other, "n": len(ratios),
@@ -147,10 +281,11 @@ class Run:
             "base_nsop": statistics.median(v[1] for v in s.values()),
             "other_nsop": statistics.median(v[1] for v in p.values()),
         }
-        c["ratio"] = c["other_median"] / c["base_median"]
+        # the ratio is the median of the per-repetition ratios (not the
+        # ratio of the medians), with their min-max
+        c["ratio"] = statistics.median(ratios)
         c["ratio_min"], c["ratio_max"] = spread(ratios)
-        if ratios:
-            c["ratio_median"] = statistics.median(ratios)
+        c["ratios"] = ratios
         return c
 
     # ---- memory (the 2002 reproducer) -------------------------------
@@ -158,6 +293,7 @@ class Run:
         self.mem = {}  # (kernel, fs, policy) -> [(round, nr_dentry, nr_neg, act, tot, size)]
         for bd in sorted(glob.glob(os.path.join(self.d, "mem", "*"))):
             k = os.path.basename(bd).split("-")[0]
+            self.check_rc(bd)
             for l in read_lines(os.path.join(bd, "raw.txt")):
                 if l[0] == "mem" and len(l) == 9:
                     key = (k, l[1], l[2])
@@ -179,8 +315,7 @@ class Run:
                 elif l[0] == "result" and len(l) == 6:
                     vals["spool_ops"] = int(l[4])
                     vals["spool_ns"] = int(l[5])
-            rc = read_lines(os.path.join(bd, "boot-rc"))
-            vals["boot_ok"] = bool(rc) and rc[0][0] == "0"
+            vals["boot_ok"] = self.check_rc(bd)
             self.pc[(k, fs)] = vals
 
 
@@ -314,7 +449,7 @@ def plot_ratios(run, comps, policies, out, title):
     g = [f"set terminal pngcairo size {max(900, 28 * len(rows) + 200)},650 font ',9'",
          f"set output '{d}/{out}'",
          f"set title \"{title}\"",
-         "set ylabel 'throughput ratio patched/stock (median, bar: min-max over repetitions)'",
+         "set ylabel 'throughput ratio patched/stock (median of per-repetition ratios, bar: min-max)'",
          f"set yrange [{lo - 0.02:.3f}:{hi + 0.02:.3f}]",
          "set xtics rotate by -60 font ',8'", "set grid ytics", "set key top left",
          "set xrange [-1:%d]" % len(rows),
@@ -381,6 +516,37 @@ def goal_rows(run, comps):
             rows.append((f"{wl}, {fs}", f">= {goal:.2f}", res, ok))
     return rows
 
+BOOT_NAMES = {"stock": "stock", "patched": "patched", "patched-all": "patched negdentry=all",
+              "patched-none": "patched negdentry=none", "stock-b": "stock again (noise floor)"}
+
+
+def reps_ran(run, boots, cells=()):
+    """How many repetitions ran, from the data: 'N repetitions' if every
+    boot in BOOTS has results in N, else the minimum and each boot's
+    count; CELLS (comparisons) add the fewest pairs a ratio rests on."""
+    ran = {b: len(run.reps_ran[b]) for b in boots if b in run.reps_ran}
+    conf = run.cfg.get("reps", "?")
+    if not ran:
+        return "0 repetitions"
+    n = min(ran.values())
+    if len(set(ran.values())) == 1:
+        text = f"{n} repetitions"
+        if str(n) != conf:
+            text += f" (of {conf} configured)"
+    else:
+        text = (f"{n} repetitions (the minimum; they differ: "
+                + ", ".join(f"{BOOT_NAMES.get(b, b)} {k}" for b, k in ran.items())
+                + f"; {conf} configured)")
+    pairs = [c["n"] for c in cells]
+    if pairs and min(pairs) < n:
+        text += f", some ratios over only {min(pairs)} (partial boots)"
+    return text
+
+
+def failed_text(run):
+    return "; ".join(f"`{b}` ({why})" for b, why in sorted(run.failed.items()))
+
+
 def write_headline(run, comps):
     """headline.md: one row per measurement, one column per filesystem."""
     by = {(c["workload"], c["fs"], c["policy"]): c for c in comps}
@@ -428,16 +594,25 @@ def write_headline(run, comps):
             row.append(f"**{cell}**" if fs in fss and c["ratio"] < goal else cell)
         rows.append(row)
     shown = {wl for wl, _, _ in GOALS}
-    noise = [c["noise"]["ratio"] for c in comps
-             if c["policy"] == "default" and c.get("noise") and c["workload"] in shown]
-    L = [f"Mode: **{run.mode}** (emulated time), {run.cfg.get('reps')} repetitions; "
-         f"kernels `{run.release['stock']}` and `{run.release['patched']}`. Ratios: "
-         "patched (default `negdentry=lookup`) / stock throughput, median [min-max] "
-         "over repetitions; counts are exact.\n",
-         md_table(["measurement", "goal", "ext2", "ext4", "tmpfs"], rows)]
+    cells = [c for c in comps if c["policy"] == "default" and c["workload"] in shown]
+    noise = [c["noise"] for c in cells if c.get("noise")]
+    L = []
+    if run.failed:
+        L.append(f"**FAILED BOOTS: {failed_text(run)}. Their results are missing: "
+                 "this run is incomplete.**\n")
+    L += [f"Mode: **{run.mode}** (emulated time), "
+          f"{reps_ran(run, ['stock', 'patched', 'stock-b'], cells + noise)}; "
+          f"kernels `{run.release['stock']}` and `{run.release['patched']}`. Ratios: "
+          "patched (default `negdentry=lookup`) / stock throughput of the same repetition, "
+          "median [min-max] of these per-repetition ratios; counts are exact.\n",
+          md_table(["measurement", "goal", "ext2", "ext4", "tmpfs"], rows)]
     if noise:
-        L.append(f"Bold: goal missed. Noise floor of these workloads (stock/stock, same "
-                 f"mode): medians {min(noise):.3f}-{max(noise):.3f}.\n")
+        med = [n["ratio"] for n in noise]
+        L.append(f"Bold: goal missed. Noise floor of these workloads (stock/stock: second "
+                 f"stock boot / first of the same repetition, same mode): medians "
+                 f"{min(med):.3f}-{max(med):.3f}, single repetitions "
+                 f"{min(n['ratio_min'] for n in noise):.3f}-"
+                 f"{max(n['ratio_max'] for n in noise):.3f}.\n")
     with open(os.path.join(run.d, "headline.md"), "w") as f:
         f.write("\n".join(L))
 
@@ -446,16 +621,28 @@ README_BEGIN = "<!-- bench headline: generated by 'make bench-sample' from bench
 README_END = "<!-- end of bench headline -->"
 
 
-def publish(run_dir):
-    """Copy the report into bench/sample/ and the headline into README.md."""
+def publish(run):
+    """Copy the report into bench/sample/ and the headline into README.md;
+    refuse a run in which a boot failed."""
+    if run.failed:
+        print(f"report.py: refusing to publish {run.d}: {len(run.failed)} failed boot(s):",
+              file=sys.stderr)
+        for b, why in sorted(run.failed.items()):
+            print(f"  {b}: {why}", file=sys.stderr)
+        return 1
+    run_dir = run.d
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     sample = os.path.join(top, "bench", "sample")
-    shutil.rmtree(sample, ignore_errors=True)
-    os.makedirs(sample)
-    for pat in ("summary.md", "headline.md", "*.csv", "*.png", "config.txt", "release-*",
-                "host-seconds"):
-        for p in glob.glob(os.path.join(run_dir, pat)):
-            shutil.copy(p, sample)
+    if os.path.isdir(sample) and os.path.samefile(run_dir, sample):
+        # regenerated in place: the sample keeps no gnuplot inputs
+        shutil.rmtree(os.path.join(sample, "plotdata"), ignore_errors=True)
+    else:
+        shutil.rmtree(sample, ignore_errors=True)
+        os.makedirs(sample)
+        for pat in ("summary.md", "headline.md", "*.csv", "*.png", "config.txt", "release-*",
+                    "host-seconds"):
+            for p in glob.glob(os.path.join(run_dir, pat)):
+                shutil.copy(p, sample)
     readme = os.path.join(top, "README.md")
     text = open(readme).read()
     i, j = text.find(README_BEGIN), text.find(README_END)
@@ -485,10 +672,16 @@ def write_summary(run, comps, pngs):
               "host's load (the host is shared)")
     L = []
     L.append(f"# Negative dentry series: benchmark report\n")
+    if run.failed:
+        L.append(f"> **FAILED BOOTS** ({len(run.failed)}): {failed_text(run)}.\n>\n"
+                 "> Their results are missing or partial: the tables below rest on the "
+                 "boots that worked, some ratios on fewer repetitions. `report.py "
+                 "--publish` refuses this run.\n")
     L.append(f"- Kernels: stock `{run.release['stock']}`, patched `{run.release['patched']}`")
     L.append(f"- QEMU: {run.cfg.get('qemu', '?')}; host: {run.cfg.get('host_cpus', '?')} CPUs "
              f"({run.cfg.get('host_cpu', '?')})")
-    L.append(f"- Throughput mode: **{mode}** ({timing}). Repetitions: {run.cfg.get('reps')}, "
+    L.append(f"- Throughput mode: **{mode}** ({timing}). Repetitions that ran: "
+             f"{reps_ran(run, list(run.reps_ran))}; "
              "boots interleaved stock, patched (default policy), patched under negdentry=all, "
              "patched under negdentry=none, stock (the second stock boot is the noise floor); "
              "each boot runs its own policy's workloads first, at the same point of the boot.")
@@ -499,8 +692,6 @@ def write_summary(run, comps, pngs):
              f"of host time (jobs={run.cfg.get('jobs')}, quick={run.cfg.get('quick')}).")
     L.append(f"- Sizes: tput `{run.cfg.get('tput_args')}`; mem `{run.cfg.get('mem_args')}`; "
              f"pc `{run.cfg.get('pc_args')}`.")
-    if run.failed:
-        L.append(f"- **Failed boots** (their results are missing or partial): {', '.join(run.failed)}")
     L.append("")
     L.append("**What the timings are.** Every ops/s below is emulated guest time. Under "
              "icount it counts instructions: it shows path length (extra code, extra "
@@ -510,8 +701,11 @@ def write_summary(run, comps, pngs):
              "`->d_delete` costs only its instructions here, never a contended cache "
              "line. \"policy\" is the patched kernel's `negdentry=` (default = lookup); "
              "stock is always its default and is the denominator of every ratio. "
-             "Spread = min-max over repetitions (ratios: per repetition, patched/stock of "
-             "the same repetition). ns/op under icount = guest instructions per "
+             "Ratios are per repetition, patched/stock of the same repetition (the "
+             "noise floor: the second stock boot over the first of the same "
+             "repetition); a ratio cell is the median of these per-repetition ratios "
+             "and their min-max, not the ratio of the two medians. Throughput cells "
+             "are median [min-max] over repetitions. ns/op under icount = guest instructions per "
              "operation (user + kernel).\n")
     L.append("## Goals (patched/stock, default policy)\n")
     L.append(md_table(["measurement", "goal", "patched/stock [min-max]", "result"],
@@ -597,15 +791,18 @@ def write_summary(run, comps, pngs):
             rows.append((c["fs"], "lookup (default)" if c["policy"] == "default" else c["policy"],
                          f"{fmt(c['base_median'])} [{fmt(c['base_min'])}-{fmt(c['base_max'])}]",
                          f"{fmt(c['other_median'])} [{fmt(c['other_min'])}-{fmt(c['other_max'])}]",
-                         f"**{c['ratio']:.4f}** [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]",
+                         f"**{c['ratio']:.4f}** [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
+                         + few(c, comps),
                          f"{c['base_nsop']:,.0f} / {c['other_nsop']:,.0f} "
                          f"({c['other_nsop'] - c['base_nsop']:+,.0f})",
-                         f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]" if n else "-"))
+                         f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]{few(n, comps)}" if n else "-"))
         if not rows:
             continue
         L.append(f"## {sec[wl]}. {title}\n")
-        L.append(f"{unit} ({unit_mode}); median [min-max] over {rows and comps[0]['n']} "
-                 "repetitions.\n")
+        ns = sorted({c["n"] for c in comps if c["workload"] == wl})
+        L.append(f"{unit} ({unit_mode}); median [min-max] over "
+                 f"{ns[0] if len(ns) == 1 else f'{ns[0]}-{ns[-1]}'} repetitions; ratio: "
+                 "median [min-max] of the per-repetition ratios.\n")
         L.append(md_table(["fs", "patched policy", f"stock {unit}", f"patched {unit}",
                            "ratio patched/stock", "guest ns/op stock / patched (diff)",
                            "noise floor stock/stock"], rows))
@@ -617,12 +814,14 @@ def write_summary(run, comps, pngs):
         rows.append((c["workload"][7:],
                      f"{fmt(c['base_median'])} [{fmt(c['base_min'])}-{fmt(c['base_max'])}]",
                      f"{fmt(c['other_median'])} [{fmt(c['other_min'])}-{fmt(c['other_max'])}]",
-                     f"**{c['ratio']:.4f}** [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]",
-                     f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]" if n else "-"))
+                     f"**{c['ratio']:.4f}** [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
+                     + few(c, comps),
+                     f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]{few(n, comps)}" if n else "-"))
     if rows:
         L.append("## 7. stress-ng on ext4 (default policy)\n")
         L.append(f"bogo-ops/s ({unit_mode}) over each stressor's own wall clock in the guest "
-                 "(guest time), one instance, fixed `--<stressor>-ops`; median [min-max]. "
+                 "(guest time), one instance, fixed `--<stressor>-ops`; median [min-max]; "
+                 "ratio: median [min-max] of the per-repetition ratios. "
                  "Where a stressor waits for I/O the guest idles, and under icount idle "
                  "time runs at host speed: such stressors carry host noise (see the noise "
                  "floor).\n")
@@ -640,6 +839,12 @@ def write_summary(run, comps, pngs):
              "stress-ng YAML.\n")
     with open(os.path.join(d, "summary.md"), "w") as f:
         f.write("\n".join(L))
+
+
+def few(c, comps):
+    """' (N reps)' after a ratio that rests on fewer repetitions than others."""
+    most = max(x["n"] for x in comps)
+    return f" ({c['n']} reps)" if c["n"] < most else ""
 
 
 def open_or(path, default="?"):
@@ -675,7 +880,12 @@ def main():
     write_summary(run, comps, pngs)
     write_headline(run, comps)
     print(f"report: {os.path.join(run.d, 'summary.md')}")
-    return publish(run.d) if do_publish else 0
+    if run.failed and not do_publish:
+        print(f"report.py: WARNING: {len(run.failed)} failed boot(s), named at the top of "
+              "summary.md and headline.md:", file=sys.stderr)
+        for b, why in sorted(run.failed.items()):
+            print(f"  {b}: {why}", file=sys.stderr)
+    return publish(run) if do_publish else 0
 
 
 if __name__ == "__main__":
