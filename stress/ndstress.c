@@ -499,14 +499,440 @@ static int pick_slot(int k, unsigned mask)
 #define M(t) (1u << (t))
 #define NONDIR (M(T_FILE) | M(T_SYMLINK) | M(T_FIFO))
 
-static void owned_op(void)
+/*
+ * The operations on owned names, one function each, called by owned_op()
+ * for slot K (whose name is in no unknown state) and the random directory
+ * J it drew.  Each draws its further random numbers in the order the
+ * replayed runs rely on: keep it.
+ */
+
+/* create+write of a missing name */
+static void op_create(int k, int j)
 {
-	int k = rn(NSLOT), k2, j, e, fd, r = rn(100), op;
-	char name[32], name2[32], tag[TAGLEN], buf[TAGLEN + 16];
-	struct slot *s = S(k), *s2, tmp;
+	char name[32], tag[TAGLEN];
+	struct slot *s = S(k);
 	struct stat st;
+	int e, fd;
 
 	owned_name(name, sizeof(name), wid, k);
+	new_tag(k, tag);
+	fd = openat(dfd[j], name, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	e = fd < 0 ? errno : 0;
+	logop("create d%d/%s = %s", j, name, strerror(e));
+	if (e) {
+		if (e == EEXIST)
+			contra("create d%d/%s: EEXIST for a removed name", j, name);
+		else
+			unexpected(e, "create");
+		resync(k);
+		return;
+	}
+	e = write_tag(fd, tag);
+	if (!e && fstat(fd, &st))
+		e = errno;
+	close(fd);
+	s->dir = j;
+	s->type = T_FILE;
+	s->ino = st.st_ino;
+	strcpy(s->tag, tag);
+	s->content_ok = 1;
+	if (e) {
+		unexpected(e, "write of a new file");
+		resync(k);
+	}
+}
+
+/* mkdir, symlink or mknod (OP) of a missing name */
+static void make_node(int op, int k, int j)
+{
+	char name[32], tag[TAGLEN];
+	struct slot *s = S(k);
+	int e;
+
+	owned_name(name, sizeof(name), wid, k);
+	new_tag(k, tag);
+	tag[strlen(tag) - 1] = 0;	/* symlink target: no newline */
+	if (op == OP_MKDIR)
+		e = err_of(mkdirat(dfd[j], name, 0755));
+	else if (op == OP_SYMLINK)
+		e = err_of(symlinkat(tag, dfd[j], name));
+	else
+		e = err_of(mknodat(dfd[j], name, S_IFIFO | 0644, 0));
+	logop("%s d%d/%s = %s", opname[op], j, name, strerror(e));
+	if (e) {
+		if (e == EEXIST)
+			contra("%s d%d/%s: EEXIST for a removed name", opname[op], j, name);
+		else
+			unexpected(e, opname[op]);
+		resync(k);
+		return;
+	}
+	s->dir = j;
+	s->type = op == OP_MKDIR ? T_DIR : op == OP_SYMLINK ? T_SYMLINK : T_FIFO;
+	strcpy(s->tag, tag);
+	s->content_ok = op == OP_SYMLINK;
+}
+
+static void op_mkdir(int k, int j)
+{
+	make_node(OP_MKDIR, k, j);
+}
+
+static void op_symlink(int k, int j)
+{
+	make_node(OP_SYMLINK, k, j);
+}
+
+static void op_mknod(int k, int j)
+{
+	make_node(OP_MKNOD, k, j);
+}
+
+/* link an existing file to a missing slot (k is one of them) */
+static void op_link(int k, int j)
+{
+	char name[32], name2[32];
+	struct slot *s = S(k), *s2;
+	int k2, e;
+
+	owned_name(name, sizeof(name), wid, k);
+	if (s->type == T_FILE) {
+		k2 = pick_slot(k, M(T_NONE));
+		if (k2 < 0)
+			return;
+	} else {
+		k2 = k;
+		k = pick_slot(k2, M(T_FILE));
+		if (k < 0)
+			return;
+		s = S(k);
+		owned_name(name, sizeof(name), wid, k);
+	}
+	s2 = S(k2);
+	owned_name(name2, sizeof(name2), wid, k2);
+	e = err_of(linkat(dfd[s->dir], name, dfd[j], name2, 0));
+	logop("link d%d/%s d%d/%s = %s", s->dir, name, j, name2, strerror(e));
+	if (e) {
+		if (e == EEXIST)
+			contra("link to d%d/%s: EEXIST for a removed name", j, name2);
+		else if (e == ENOENT)
+			contra("link from d%d/%s: ENOENT", s->dir, name);
+		else
+			unexpected(e, "link");
+		resync(k);
+		resync(k2);
+		return;
+	}
+	*s2 = *s;
+	s2->dir = j;
+}
+
+/* unlink or rmdir (OP) of slot K; the name must be gone at once */
+static void remove_name(int op, int k)
+{
+	char name[32];
+	struct slot *s = S(k);
+	struct stat st;
+	int j, e;
+
+	owned_name(name, sizeof(name), wid, k);
+	if (op == OP_UNLINK)
+		e = err_of(unlinkat(dfd[s->dir], name, 0));
+	else
+		e = err_of(unlinkat(dfd[s->dir], name, AT_REMOVEDIR));
+	logop("%s d%d/%s = %s", opname[op], s->dir, name, strerror(e));
+	if (e) {
+		if (e == ENOENT)
+			contra("%s d%d/%s: ENOENT", opname[op], s->dir, name);
+		else
+			unexpected(e, opname[op]);
+		resync(k);
+		return;
+	}
+	j = s->dir;
+	s->type = T_NONE;
+	s->dir = -1;
+	/* the name must be gone at once */
+	e = err_of(fstatat(dfd[j], name, &st, AT_SYMLINK_NOFOLLOW));
+	if (!e)
+		contra("d%d/%s visible right after %s", j, name, opname[op]);
+	else if (e != ENOENT)
+		unexpected(e, "stat after unlink");
+}
+
+static void op_unlink(int k)
+{
+	remove_name(OP_UNLINK, k);
+}
+
+static void op_rmdir(int k)
+{
+	remove_name(OP_RMDIR, k);
+}
+
+/* rename to the same name in another directory */
+static void op_rename_dir(int k, int j)
+{
+	char name[32];
+	struct slot *s = S(k);
+	int e;
+
+	owned_name(name, sizeof(name), wid, k);
+	if (j == s->dir)
+		j = (j + 1) % NDIRS;
+	e = err_of(renameat(dfd[s->dir], name, dfd[j], name));
+	logop("rename d%d/%s d%d/%s = %s", s->dir, name, j, name, strerror(e));
+	if (e) {
+		if (e == ENOENT || e == EEXIST || e == ENOTEMPTY)
+			contra("rename d%d/%s to d%d: %s", s->dir, name, j, strerror(e));
+		else
+			unexpected(e, "rename");
+		resync(k);
+		return;
+	}
+	s->dir = j;
+}
+
+/*
+ * The target of a rename of slot K onto another slot: one of the types in
+ * MASK, in directory J if it is missing.  Its index, with its name in
+ * NAME2, or -1.
+ */
+static int rename_target(int k, unsigned mask, int j, char *name2, size_t len)
+{
+	int k2 = pick_slot(k, mask);
+
+	if (k2 < 0)
+		return -1;
+	owned_name(name2, len, wid, k2);
+	if (S(k2)->type == T_NONE)
+		S(k2)->dir = j;
+	return k2;
+}
+
+/* rename over another slot: missing, or compatible */
+static void op_rename_over(int k, int j)
+{
+	char name[32], name2[32];
+	struct slot *s = S(k), *s2;
+	int k2, e;
+
+	owned_name(name, sizeof(name), wid, k);
+	k2 = rename_target(k, s->type == T_DIR ? M(T_NONE) | M(T_DIR) :
+			   M(T_NONE) | NONDIR, j, name2, sizeof(name2));
+	if (k2 < 0)
+		return;
+	s2 = S(k2);
+	e = err_of(renameat(dfd[s->dir], name, dfd[s2->dir], name2));
+	logop("rename d%d/%s d%d/%s = %s", s->dir, name, s2->dir, name2, strerror(e));
+	if (e) {
+		if (e == ENOENT || e == ENOTEMPTY || e == EISDIR || e == ENOTDIR)
+			contra("rename d%d/%s over d%d/%s: %s", s->dir, name,
+			       s2->dir, name2, strerror(e));
+		else
+			unexpected(e, "rename over");
+		resync(k);
+		resync(k2);
+		return;
+	}
+	if (s->type == T_FILE && s2->type == T_FILE && s->ino == s2->ino)
+		return;	/* two links to one inode: rename does nothing */
+	j = s2->dir;
+	*s2 = *s;
+	s2->dir = j;
+	s->type = T_NONE;
+	s->dir = -1;
+}
+
+/* RENAME_NOREPLACE onto another existing slot: must say EEXIST */
+static void op_noreplace(int k, int j)
+{
+	char name[32], name2[32];
+	struct slot *s = S(k), *s2;
+	int k2, e;
+
+	owned_name(name, sizeof(name), wid, k);
+	k2 = rename_target(k, ~M(T_UNKNOWN) & ~M(T_NONE), j, name2, sizeof(name2));
+	if (k2 < 0)
+		return;
+	s2 = S(k2);
+	if (no_noreplace)
+		return;
+	e = err_of(renameat2(dfd[s->dir], name, dfd[s2->dir], name2,
+			     RENAME_NOREPLACE));
+	logop("rename-noreplace d%d/%s d%d/%s = %s", s->dir, name,
+	      s2->dir, name2, strerror(e));
+	if (e == EINVAL) {
+		no_noreplace = 1;
+		return;
+	}
+	if (e != EEXIST) {
+		if (!e)
+			contra("RENAME_NOREPLACE replaced d%d/%s", s2->dir, name2);
+		else
+			unexpected(e, "rename noreplace");
+		resync(k);
+		resync(k2);
+	}
+}
+
+/* RENAME_EXCHANGE with another existing slot */
+static void op_exchange(int k)
+{
+	char name[32], name2[32];
+	struct slot *s = S(k), *s2, tmp;
+	int k2, j, e;
+
+	if (no_exchange)
+		return;
+	owned_name(name, sizeof(name), wid, k);
+	k2 = pick_slot(k, ~M(T_UNKNOWN) & ~M(T_NONE));
+	if (k2 < 0)
+		return;
+	s2 = S(k2);
+	owned_name(name2, sizeof(name2), wid, k2);
+	e = err_of(renameat2(dfd[s->dir], name, dfd[s2->dir], name2, RENAME_EXCHANGE));
+	logop("exchange d%d/%s d%d/%s = %s", s->dir, name, s2->dir, name2, strerror(e));
+	if (e == EINVAL) {
+		no_exchange = 1;
+		return;
+	}
+	if (e) {
+		if (e == ENOENT)
+			contra("exchange d%d/%s d%d/%s: ENOENT", s->dir, name,
+			       s2->dir, name2);
+		else
+			unexpected(e, "exchange");
+		resync(k);
+		resync(k2);
+		return;
+	}
+	tmp = *s;
+	*s = *s2;
+	s->dir = tmp.dir;
+	j = s2->dir;
+	*s2 = tmp;
+	s2->dir = j;
+}
+
+/* new contents for a file: every link to its inode shows them */
+static void op_rewrite(int k)
+{
+	char name[32], tag[TAGLEN];
+	struct slot *s = S(k);
+	int k2, e, fd;
+
+	owned_name(name, sizeof(name), wid, k);
+	new_tag(k, tag);
+	fd = openat(dfd[s->dir], name, O_WRONLY | O_TRUNC | O_NOFOLLOW);
+	e = fd < 0 ? errno : 0;
+	if (!e) {
+		e = write_tag(fd, tag);
+		close(fd);
+	}
+	logop("rewrite d%d/%s = %s", s->dir, name, strerror(e));
+	for (k2 = 0; k2 < NSLOT; k2++)
+		if (S(k2)->type == T_FILE && S(k2)->ino == s->ino) {
+			strcpy(S(k2)->tag, tag);
+			S(k2)->content_ok = !e;
+		}
+	if (e) {
+		if (e == ENOENT)
+			contra("rewrite d%d/%s: ENOENT", s->dir, name);
+		else
+			unexpected(e, "rewrite");
+		resync(k);
+	}
+}
+
+/* unlink a file that is open: the dentry is unhashed, not negative */
+static void op_open_unlink(int k)
+{
+	char name[32], buf[TAGLEN + 16];
+	struct slot *s = S(k);
+	struct stat st;
+	int j, e, fd;
+
+	owned_name(name, sizeof(name), wid, k);
+	fd = openat(dfd[s->dir], name, O_RDONLY | O_NOFOLLOW);
+	if (fd < 0) {
+		e = errno;
+		if (e == ENOENT)
+			contra("open d%d/%s: ENOENT", s->dir, name);
+		else
+			unexpected(e, "open");
+		resync(k);
+		return;
+	}
+	e = err_of(unlinkat(dfd[s->dir], name, 0));
+	logop("open-unlink d%d/%s = %s", s->dir, name, strerror(e));
+	if (e) {
+		close(fd);
+		unexpected(e, "unlink of an open file");
+		resync(k);
+		return;
+	}
+	j = s->dir;
+	s->type = T_NONE;
+	s->dir = -1;
+	if (!fstatat(dfd[j], name, &st, AT_SYMLINK_NOFOLLOW))
+		contra("d%d/%s visible after unlink while open", j, name);
+	if (fstat(fd, &st)) {
+		unexpected(errno, "fstat of an unlinked file");
+	} else if (!nfs && (int)st.st_nlink != nlinks_of(s->ino)) {
+		contra("unlinked open d%d/%s has %lu links, expected %d", j,
+		       name, (unsigned long)st.st_nlink, nlinks_of(s->ino));
+	}
+	if (s->content_ok) {
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+		if (n < 0) {
+			unexpected(errno, "read of an unlinked file");
+		} else {
+			buf[n] = 0;
+			if (strcmp(buf, s->tag) &&
+			    !(fmode == F_EIO && !well_formed(buf)))
+				contra("unlinked open d%d/%s holds \"%.40s\", expected \"%.40s\"",
+				       j, name, buf, s->tag);
+		}
+	}
+	close(fd);
+}
+
+static void op_stat(int k)
+{
+	check_slot(k, 0);
+}
+
+static void op_stat_dotdot(int k)
+{
+	check_slot(k, 1);
+}
+
+/* open of a missing name: must say ENOENT */
+static void op_open_missing(int k, int j)
+{
+	char name[32];
+	int e, fd;
+
+	owned_name(name, sizeof(name), wid, k);
+	e = err_of(fd = openat(dfd[j], name, O_RDONLY));
+	logop("open d%d/%s = %s", j, name, strerror(e));
+	if (!e) {
+		close(fd);
+		contra("open of removed d%d/%s succeeded", j, name);
+		resync(k);
+	} else if (e != ENOENT) {
+		unexpected(e, "open of a removed name");
+	}
+}
+
+/* One operation on a random owned name, chosen to fit its state. */
+static void owned_op(void)
+{
+	int k = rn(NSLOT), j, r = rn(100), op;
+	struct slot *s = S(k);
+
 	if (s->type == T_UNKNOWN) {
 		resync(k);
 		return;
@@ -534,298 +960,24 @@ static void owned_op(void)
 		break;
 	}
 	me->opcount[op]++;
-	j = rn(NDIRS);
+	j = rn(NDIRS);	/* drawn for every operation, used or not */
 	switch (op) {
-	case OP_CREATE:
-		new_tag(k, tag);
-		fd = openat(dfd[j], name, O_CREAT | O_EXCL | O_WRONLY, 0644);
-		e = fd < 0 ? errno : 0;
-		logop("create d%d/%s = %s", j, name, strerror(e));
-		if (e) {
-			if (e == EEXIST)
-				contra("create d%d/%s: EEXIST for a removed name", j, name);
-			else
-				unexpected(e, "create");
-			resync(k);
-			return;
-		}
-		e = write_tag(fd, tag);
-		if (!e && fstat(fd, &st))
-			e = errno;
-		close(fd);
-		s->dir = j;
-		s->type = T_FILE;
-		s->ino = st.st_ino;
-		strcpy(s->tag, tag);
-		s->content_ok = 1;
-		if (e) {
-			unexpected(e, "write of a new file");
-			resync(k);
-		}
-		break;
-	case OP_MKDIR:
-	case OP_SYMLINK:
-	case OP_MKNOD:
-		new_tag(k, tag);
-		tag[strlen(tag) - 1] = 0;	/* symlink target: no newline */
-		if (op == OP_MKDIR)
-			e = err_of(mkdirat(dfd[j], name, 0755));
-		else if (op == OP_SYMLINK)
-			e = err_of(symlinkat(tag, dfd[j], name));
-		else
-			e = err_of(mknodat(dfd[j], name, S_IFIFO | 0644, 0));
-		logop("%s d%d/%s = %s", opname[op], j, name, strerror(e));
-		if (e) {
-			if (e == EEXIST)
-				contra("%s d%d/%s: EEXIST for a removed name", opname[op], j, name);
-			else
-				unexpected(e, opname[op]);
-			resync(k);
-			return;
-		}
-		s->dir = j;
-		s->type = op == OP_MKDIR ? T_DIR : op == OP_SYMLINK ? T_SYMLINK : T_FIFO;
-		strcpy(s->tag, tag);
-		s->content_ok = op == OP_SYMLINK;
-		break;
-	case OP_LINK:
-		/* link an existing file to a missing slot (k is one of them) */
-		if (s->type == T_FILE) {
-			k2 = pick_slot(k, M(T_NONE));
-			if (k2 < 0)
-				return;
-		} else {
-			k2 = k;
-			k = pick_slot(k2, M(T_FILE));
-			if (k < 0)
-				return;
-			s = S(k);
-			owned_name(name, sizeof(name), wid, k);
-		}
-		s2 = S(k2);
-		owned_name(name2, sizeof(name2), wid, k2);
-		e = err_of(linkat(dfd[s->dir], name, dfd[j], name2, 0));
-		logop("link d%d/%s d%d/%s = %s", s->dir, name, j, name2, strerror(e));
-		if (e) {
-			if (e == EEXIST)
-				contra("link to d%d/%s: EEXIST for a removed name", j, name2);
-			else if (e == ENOENT)
-				contra("link from d%d/%s: ENOENT", s->dir, name);
-			else
-				unexpected(e, "link");
-			resync(k);
-			resync(k2);
-			return;
-		}
-		*s2 = *s;
-		s2->dir = j;
-		break;
-	case OP_UNLINK:
-	case OP_RMDIR:
-		if (op == OP_UNLINK)
-			e = err_of(unlinkat(dfd[s->dir], name, 0));
-		else
-			e = err_of(unlinkat(dfd[s->dir], name, AT_REMOVEDIR));
-		logop("%s d%d/%s = %s", opname[op], s->dir, name, strerror(e));
-		if (e) {
-			if (e == ENOENT)
-				contra("%s d%d/%s: ENOENT", opname[op], s->dir, name);
-			else
-				unexpected(e, opname[op]);
-			resync(k);
-			return;
-		}
-		j = s->dir;
-		s->type = T_NONE;
-		s->dir = -1;
-		/* the name must be gone at once */
-		e = err_of(fstatat(dfd[j], name, &st, AT_SYMLINK_NOFOLLOW));
-		if (!e)
-			contra("d%d/%s visible right after %s", j, name, opname[op]);
-		else if (e != ENOENT)
-			unexpected(e, "stat after unlink");
-		break;
-	case OP_RENAME_DIR:
-		if (j == s->dir)
-			j = (j + 1) % NDIRS;
-		e = err_of(renameat(dfd[s->dir], name, dfd[j], name));
-		logop("rename d%d/%s d%d/%s = %s", s->dir, name, j, name, strerror(e));
-		if (e) {
-			if (e == ENOENT || e == EEXIST || e == ENOTEMPTY)
-				contra("rename d%d/%s to d%d: %s", s->dir, name, j, strerror(e));
-			else
-				unexpected(e, "rename");
-			resync(k);
-			return;
-		}
-		s->dir = j;
-		break;
-	case OP_RENAME_OVER:
-	case OP_NOREPLACE:
-		/* onto another slot: missing, or compatible */
-		k2 = pick_slot(k, op == OP_NOREPLACE ? ~M(T_UNKNOWN) & ~M(T_NONE) :
-			       s->type == T_DIR ? M(T_NONE) | M(T_DIR) : M(T_NONE) | NONDIR);
-		if (k2 < 0)
-			return;
-		s2 = S(k2);
-		owned_name(name2, sizeof(name2), wid, k2);
-		if (s2->type == T_NONE)
-			s2->dir = j;
-		if (op == OP_NOREPLACE) {
-			if (no_noreplace)
-				return;
-			e = err_of(renameat2(dfd[s->dir], name, dfd[s2->dir], name2,
-					     RENAME_NOREPLACE));
-			logop("rename-noreplace d%d/%s d%d/%s = %s", s->dir, name,
-			      s2->dir, name2, strerror(e));
-			if (e == EINVAL) {
-				no_noreplace = 1;
-				return;
-			}
-			if (e != EEXIST) {
-				if (!e)
-					contra("RENAME_NOREPLACE replaced d%d/%s", s2->dir, name2);
-				else
-					unexpected(e, "rename noreplace");
-				resync(k);
-				resync(k2);
-			}
-			return;
-		}
-		e = err_of(renameat(dfd[s->dir], name, dfd[s2->dir], name2));
-		logop("rename d%d/%s d%d/%s = %s", s->dir, name, s2->dir, name2, strerror(e));
-		if (e) {
-			if (e == ENOENT || e == ENOTEMPTY || e == EISDIR || e == ENOTDIR)
-				contra("rename d%d/%s over d%d/%s: %s", s->dir, name,
-				       s2->dir, name2, strerror(e));
-			else
-				unexpected(e, "rename over");
-			resync(k);
-			resync(k2);
-			return;
-		}
-		if (s->type == T_FILE && s2->type == T_FILE && s->ino == s2->ino)
-			break;	/* two links to one inode: rename does nothing */
-		j = s2->dir;
-		*s2 = *s;
-		s2->dir = j;
-		s->type = T_NONE;
-		s->dir = -1;
-		break;
-	case OP_EXCHANGE:
-		if (no_exchange)
-			return;
-		k2 = pick_slot(k, ~M(T_UNKNOWN) & ~M(T_NONE));
-		if (k2 < 0)
-			return;
-		s2 = S(k2);
-		owned_name(name2, sizeof(name2), wid, k2);
-		e = err_of(renameat2(dfd[s->dir], name, dfd[s2->dir], name2, RENAME_EXCHANGE));
-		logop("exchange d%d/%s d%d/%s = %s", s->dir, name, s2->dir, name2, strerror(e));
-		if (e == EINVAL) {
-			no_exchange = 1;
-			return;
-		}
-		if (e) {
-			if (e == ENOENT)
-				contra("exchange d%d/%s d%d/%s: ENOENT", s->dir, name,
-				       s2->dir, name2);
-			else
-				unexpected(e, "exchange");
-			resync(k);
-			resync(k2);
-			return;
-		}
-		tmp = *s;
-		*s = *s2;
-		s->dir = tmp.dir;
-		j = s2->dir;
-		*s2 = tmp;
-		s2->dir = j;
-		break;
-	case OP_REWRITE:
-		new_tag(k, tag);
-		fd = openat(dfd[s->dir], name, O_WRONLY | O_TRUNC | O_NOFOLLOW);
-		e = fd < 0 ? errno : 0;
-		if (!e) {
-			e = write_tag(fd, tag);
-			close(fd);
-		}
-		logop("rewrite d%d/%s = %s", s->dir, name, strerror(e));
-		for (k2 = 0; k2 < NSLOT; k2++)
-			if (S(k2)->type == T_FILE && S(k2)->ino == s->ino) {
-				strcpy(S(k2)->tag, tag);
-				S(k2)->content_ok = !e;
-			}
-		if (e) {
-			if (e == ENOENT)
-				contra("rewrite d%d/%s: ENOENT", s->dir, name);
-			else
-				unexpected(e, "rewrite");
-			resync(k);
-		}
-		break;
-	case OP_OPEN_UNLINK:
-		/* unlink a file that is open: the dentry is unhashed, not negative */
-		fd = openat(dfd[s->dir], name, O_RDONLY | O_NOFOLLOW);
-		if (fd < 0) {
-			e = errno;
-			if (e == ENOENT)
-				contra("open d%d/%s: ENOENT", s->dir, name);
-			else
-				unexpected(e, "open");
-			resync(k);
-			return;
-		}
-		e = err_of(unlinkat(dfd[s->dir], name, 0));
-		logop("open-unlink d%d/%s = %s", s->dir, name, strerror(e));
-		if (e) {
-			close(fd);
-			unexpected(e, "unlink of an open file");
-			resync(k);
-			return;
-		}
-		j = s->dir;
-		s->type = T_NONE;
-		s->dir = -1;
-		if (!fstatat(dfd[j], name, &st, AT_SYMLINK_NOFOLLOW))
-			contra("d%d/%s visible after unlink while open", j, name);
-		if (fstat(fd, &st)) {
-			unexpected(errno, "fstat of an unlinked file");
-		} else if (!nfs && (int)st.st_nlink != nlinks_of(s->ino)) {
-			contra("unlinked open d%d/%s has %lu links, expected %d", j,
-			       name, (unsigned long)st.st_nlink, nlinks_of(s->ino));
-		}
-		if (s->content_ok) {
-			ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-
-			if (n < 0) {
-				unexpected(errno, "read of an unlinked file");
-			} else {
-				buf[n] = 0;
-				if (strcmp(buf, s->tag) &&
-				    !(fmode == F_EIO && !well_formed(buf)))
-					contra("unlinked open d%d/%s holds \"%.40s\", expected \"%.40s\"",
-					       j, name, buf, s->tag);
-			}
-		}
-		close(fd);
-		break;
-	case OP_STAT:
-	case OP_STAT_DOTDOT:
-		check_slot(k, op == OP_STAT_DOTDOT);
-		break;
-	case OP_OPEN_MISSING:
-		e = err_of(fd = openat(dfd[j], name, O_RDONLY));
-		logop("open d%d/%s = %s", j, name, strerror(e));
-		if (!e) {
-			close(fd);
-			contra("open of removed d%d/%s succeeded", j, name);
-			resync(k);
-		} else if (e != ENOENT) {
-			unexpected(e, "open of a removed name");
-		}
-		break;
+	case OP_CREATE:		op_create(k, j); break;
+	case OP_MKDIR:		op_mkdir(k, j); break;
+	case OP_SYMLINK:	op_symlink(k, j); break;
+	case OP_MKNOD:		op_mknod(k, j); break;
+	case OP_LINK:		op_link(k, j); break;
+	case OP_UNLINK:		op_unlink(k); break;
+	case OP_RMDIR:		op_rmdir(k); break;
+	case OP_RENAME_DIR:	op_rename_dir(k, j); break;
+	case OP_RENAME_OVER:	op_rename_over(k, j); break;
+	case OP_EXCHANGE:	op_exchange(k); break;
+	case OP_NOREPLACE:	op_noreplace(k, j); break;
+	case OP_REWRITE:	op_rewrite(k); break;
+	case OP_OPEN_UNLINK:	op_open_unlink(k); break;
+	case OP_STAT:		op_stat(k); break;
+	case OP_STAT_DOTDOT:	op_stat_dotdot(k); break;
+	case OP_OPEN_MISSING:	op_open_missing(k, j); break;
 	}
 }
 
