@@ -17,8 +17,9 @@
 #   --append ARGS   extra kernel command line
 #
 # Exit status: the command's own status; 124 if the guest hung (timeout);
-# 125 if the kernel panicked, oopsed, WARNed or died before the command
-# finished.  Every run leaves console.log in the results folder.
+# 125 if the kernel panicked, oopsed, WARNed, reported a filesystem or I/O
+# error (scripts/console-errors) or died before the command finished.
+# Every run leaves console.log in the results folder.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -97,17 +98,50 @@ if [ "$shell" = 1 ]; then
 	exec qemu-system-x86_64 "${args[@]}" -serial mon:stdio -append "$cmdline"
 fi
 
+# The console patterns, one file per section of scripts/console-errors,
+# without its comment and blank lines (a blank pattern matches any line).
+pats=$(mktemp -d)
+trap 'rm -rf "$pats"' EXIT
+awk -v dir="$pats" '
+	/^#@/ { sec = substr($0, 3); sub(/[[:space:]]+$/, "", sec)
+		if (sec != "always" && sec != "excusable") {
+			print "unknown section #@" sec > "/dev/stderr"; exit 1 }
+		next }
+	/^[[:space:]]*(#|$)/ { next }
+	{ print > (dir "/" (sec == "" ? "always" : sec)) }' "$TOP/scripts/console-errors" ||
+	die "bad $TOP/scripts/console-errors"
+touch "$pats/excusable"
+[ -s "$pats/always" ] || die "no #@always patterns in $TOP/scripts/console-errors"
+
+# console_errors LOG: the lines of LOG that fail the run, numbered: every
+# match of an #@always pattern, and the matches of #@excusable ones (fs
+# errors, I/O errors) outside the spans the guest marked on /dev/kmsg with
+# "ndt: expected errors begin: REASON" ... "ndt: expected errors end".
+console_errors() {
+	{
+		grep -anE -f "$pats/always" "$1" || true
+		{
+			grep -anE 'ndt: expected errors (begin|end)' "$1" || true
+			grep -anE -f "$pats/excusable" "$1" || true
+		} | sort -t: -k1,1n -s | awk -F: '
+			$1 == mark { next }
+			/ndt: expected errors begin/ { span = 1; mark = $1; next }
+			/ndt: expected errors end/ { span = 0; mark = $1; next }
+			!span'
+	} | sort -t: -k1,1n -u
+}
+
 rc=0
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" \
 	-serial "file:$out/console.log" -append "$cmdline" </dev/null || rc=$?
 log="$out/console.log"
 # A kernel that complains fails the run even if the command passed.
-bad='(Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked|RCU stall|Call Trace:)'
+bad=$(console_errors "$log")
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	echo "guest HUNG: killed after ${timeout}s; console log: $log" >&2
 	exit 124
-elif grep -qE "$bad" "$log"; then
-	grep -nE "$bad" "$log" | head -5 >&2
+elif [ -n "$bad" ]; then
+	head -n 5 <<<"$bad" >&2
 	echo "guest kernel CRASHED or warned; console log: $log" >&2
 	exit 125
 elif [ ! -f "$out/status" ]; then

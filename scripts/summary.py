@@ -5,17 +5,28 @@
 
 Reads RUNDIR/KERNEL/SUITE/GROUP/TEST.tap for every kernel and prints:
   - one line per kernel and variant (tests, failures, skips),
-  - a table test x kernel, then the failures by name,
+  - a table test x kernel ("-": that kernel did not run the suite), then
+    the failures by name,
   - the "# metric NAME VALUE" numbers of all kernels side by side,
   - last, "N passed, N failed[, N skipped]".
 A TAP file whose plan is not met counts the missing tests as failures; a
-guest that crashed or hung counts as one failure of its kernel.
+guest that crashed or hung counts as one failure of its kernel.  So does a
+KERNEL/SUITE folder without guest-status (the boot did not finish) or
+without any TAP file.  The kernels that ran a suite (have its folder; the
+stress suite runs only on the debug kernel) must have the same TAP files:
+a test that one of them lacks is a failure of that kernel ("NOT RUN"),
+unless every kernel that has it failed all of it (files such as mount.tap
+are written only on failure).
 
 A metric may carry a cross-kernel expectation, checked when both the stock
 and the patched kernel ran and counted like a test:
   "# metric NAME VALUE expect=same"   patched within 1% of stock (or 1)
   "# metric NAME VALUE expect=equal"  patched exactly stock (0/1 outcomes)
   "# metric NAME VALUE expect=max:R"  patched at most R times stock
+  "# metric NAME VALUE expect=delta:N" patched - stock within max(1, 1% of
+                                      N) of N (behaviour the series adds
+                                      where stock has none, e.g. tmpfs
+                                      keeping N lookup misses)
 An expectation either kernel states is checked; a metric that only one
 kernel reported fails it.
 Exit status 1 if anything failed.
@@ -78,6 +89,8 @@ def collect(run, kernel):
     """{("SUITE/GROUP", test): (results, metrics)} for one kernel."""
     out = {}
     kdir = os.path.join(run, kernel)
+    if not os.path.isdir(kdir):
+        return out
     for suite in subdirs(kdir):
         for group in subdirs(os.path.join(kdir, suite)):
             gdir = os.path.join(kdir, suite, group)
@@ -98,8 +111,14 @@ def cross_check(expect, stock, patched):
         return abs(p - s) <= max(1.0, 0.01 * abs(s))
     if expect == 'equal':
         return p == s
-    if expect.startswith('max:'):
-        return p <= float(expect[4:]) * s
+    try:
+        if expect.startswith('max:'):
+            return p <= float(expect[4:]) * s
+        if expect.startswith('delta:'):
+            n = float(expect[6:])
+            return abs((p - s) - n) <= max(1.0, 0.01 * abs(n))
+    except ValueError:
+        return None
     return None
 
 
@@ -126,9 +145,33 @@ def table(header, rows):
         print(fmt.format(*r))
 
 
+def suite_of(variant):
+    return variant.split('/', 1)[0]
+
+
+def missing_tests(kernels, suites, data):
+    """{kernel: {(SUITE/GROUP, test): [kernels that have it]}}: the tests
+    that other kernels which ran the same suite have and this one lacks.
+    A test that every kernel having it failed entirely is not required."""
+    missing = {k: {} for k in kernels}
+    for k in kernels:
+        for suite in suites[k]:
+            peers = [o for o in kernels if suite in suites[o]]
+            for o in peers:
+                for key, (results, _) in data[o].items():
+                    if (suite_of(key[0]) != suite or key in data[k]
+                            or results and all(st == 'fail' for st, _ in results)):
+                        continue
+                    missing[k].setdefault(key, []).append(o)
+    return missing
+
+
 def main():
     run, kernels = sys.argv[1], sys.argv[2:]
     data = {k: collect(run, k) for k in kernels}
+    suites = {k: subdirs(os.path.join(run, k)) if os.path.isdir(os.path.join(run, k))
+              else [] for k in kernels}
+    missing = missing_tests(kernels, suites, data)
     total = {'pass': 0, 'fail': 0, 'skip': 0}
     failures = []
     releases = {}
@@ -137,9 +180,22 @@ def main():
     for k in kernels:
         rel = os.path.join(run, k, 'release')
         releases[k] = open(rel).read().strip() if os.path.exists(rel) else k
-        for suite in subdirs(os.path.join(run, k)):
-            st_path = os.path.join(run, k, suite, 'guest-status')
-            status = open(st_path).read().strip() if os.path.exists(st_path) else '0'
+        if not os.path.isdir(os.path.join(run, k)):
+            total['fail'] += 1
+            failures.append(f"{k}: no results folder {os.path.join(run, k)}")
+        for suite in suites[k]:
+            sdir = os.path.join(run, k, suite)
+            if not any(suite_of(group) == suite for group, _ in data[k]):
+                total['fail'] += 1
+                failures.append(f"{k}/{suite}: no TAP file: the suite wrote no results: see "
+                                f"{os.path.join(sdir, 'guest.log')} and console.log")
+            st_path = os.path.join(sdir, 'guest-status')
+            if not os.path.exists(st_path):
+                total['fail'] += 1
+                failures.append(f"{k}/{suite}: no guest-status: the boot did not finish: see "
+                                f"{os.path.join(sdir, 'console.log')}")
+                continue
+            status = open(st_path).read().strip()
             suite_failed = any(st == 'fail'
                                for (group, _), (results, _) in data[k].items()
                                if group.startswith(suite + '/')
@@ -157,6 +213,11 @@ def main():
                 total[status] += 1
                 if status == 'fail':
                     failures.append(f"{k}/{variant}/{test}: {name}")
+        for (variant, test), others in sorted(missing[k].items()):
+            per_variant.setdefault(variant, {'pass': 0, 'fail': 0, 'skip': 0})['fail'] += 1
+            total['fail'] += 1
+            failures.append(f"{k}/{variant}/{test}: NOT RUN: no {test}.tap, which "
+                            f"{', '.join(others)} ran")
         for variant, c in sorted(per_variant.items()):
             n = sum(c.values())
             print(f"{k}/{variant}: {n} tests, {c['fail']} failures, {c['skip']} skipped")
@@ -168,7 +229,14 @@ def main():
         row = [variant, test]
         for k in kernels:
             r = data[k].get((variant, test))
-            row.append(cell(counts(r[0])) if r else 'not run')
+            if r:
+                row.append(cell(counts(r[0])))
+            elif suite_of(variant) not in suites[k]:
+                row.append('-')     # this kernel did not run the suite
+            elif (variant, test) in missing[k]:
+                row.append('NOT RUN')
+            else:
+                row.append('not run')
         rows.append(row)
     print('Results (kernel x suite/filesystem x test):')
     table(['suite/group', 'test'] + [f"{k} ({releases[k]})" for k in kernels], rows)
