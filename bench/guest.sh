@@ -12,7 +12,11 @@
 #   tput    the timed workloads on ext2, ext4 and tmpfs under every policy
 #           the kernel has, and stress-ng on ext4 under the default policy
 #           (keys: the ops counts below)
-# Disks: vda is the ext2 image, vdb the ext4 image (bench/run.sh order).
+# Filesystems are mounted from their recipes (fs-images/, through
+# scripts/variant.sh); DISKS (from bench/run.sh) says which disk holds
+# which image, e.g. "ext2=vda ext4=vdb".  POLICIES (from bench/run.sh,
+# which knows the kernel it boots) lists the policies to run: "default",
+# or negdentry= values.
 #
 # Lines of raw.txt:
 #   result FS POLICY WORKLOAD OPS NS
@@ -26,7 +30,7 @@ ROUNDS=10 N=10000 FS=ext4 HOT_MIB=192 SPOOL_OPS=80000 CHUNK=8000
 MISS=40000 RELOCK=2000 FILESET=2000 WEBPROXY=500 NEWNAMES=2000
 STAT=30000 OPENCLOSE=20000 NFILES=1000
 SNG_DENTRY=1000 SNG_TOUCH=1000 SNG_FILENAME=200 SNG_LINK=1 SNG_RENAME=1000
-SNG_DIR=500 STRESS=1 POLICIES=
+SNG_DIR=500 STRESS=1 POLICIES='' DISKS=
 for kv in "$@"; do
 	case "$kv" in
 	[A-Z_]*=*) eval "${kv%%=*}=\${kv#*=}" ;;
@@ -37,28 +41,23 @@ raw=$OUT/raw.txt
 : >"$raw"
 uname -r >"$OUT/uname"
 
-# Does this kernel know negdentry=?  The patched one shows it on ext4.
-policies() {
-	if [ -n "$POLICIES" ]; then
-		echo "$POLICIES"
-	elif grep -q 'negdentry=' /proc/mounts; then
-		echo "default all none"
-	else
-		echo "default"
-	fi
-}
+[ -n "$POLICIES" ] || { echo "guest.sh: no POLICIES given" >&2; exit 2; }
+policies() { echo "$POLICIES"; }
 
-# mount_fs FS POLICY: mount FS at /mnt/FS with negdentry=POLICY
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/variant.sh
+. "$top/scripts/variant.sh"
+
+# mount_fs FS POLICY: mount variant FS at /mnt/FS with negdentry=POLICY
 # (nothing for "default").
 mount_fs() {
-	opt=
+	opt='' dev=''
 	[ "$2" = default ] || opt=negdentry=$2
-	mkdir -p "/mnt/$1"
-	case "$1" in
-	ext2) mount -t ext2 ${opt:+-o "$opt"} /dev/vda /mnt/ext2 ;;
-	ext4) mount -t ext4 ${opt:+-o "$opt"} /dev/vdb /mnt/ext4 ;;
-	tmpfs) mount -t tmpfs -o "size=256m${opt:+,$opt}" tmpfs /mnt/tmpfs ;;
-	esac || { echo "mount $1 ($2) failed" >&2; exit 1; }
+	for d in $DISKS; do
+		[ "${d%%=*}" != "$1" ] || dev=/dev/${d#*=}
+	done
+	mount_variant "$1" "${dev:-none}" "/mnt/$1" "$opt" >&2 ||
+		{ echo "mount $1 ($2) failed" >&2; exit 1; }
 	grep " /mnt/$1 " /proc/mounts >>"$OUT/mounts.txt"
 }
 

@@ -113,7 +113,7 @@ boot_job() {
 	mkdir -p "$out"
 	bash "$TOP/scripts/images.sh" "$out/images" ext2 ext4
 	bash "$TOP/scripts/boot.sh" "${flags[@]}" "$k" -- \
-		sh "$TOP/bench/guest.sh" "$part" "$BUILD_DIR/bench" "$@" \
+		sh "$TOP/bench/guest.sh" "$part" "$BUILD_DIR/bench" DISKS="ext2=vda ext4=vdb" "$@" \
 		>"$out/boot.log" 2>&1 || rc=$?
 	rm -f "$out"/images/*.img
 	echo "$rc" >"$out/boot-rc"

@@ -147,39 +147,147 @@ enum policy { POLICY_ALL, POLICY_LOOKUP, POLICY_NONE, POLICY_UNKNOWN };
 
 static const char *const policy_names[] = { "all", "lookup", "none", "?" };
 
-/*
- * The policy in force on the mount at @dir: the negdentry= option when the
- * kernel shows one, otherwise the stock kernel's behaviour for the type
- * (ext2/ext3/ext4 keep every negative dentry, tmpfs keeps none).
- * *has_option tells whether the kernel knows negdentry= at all.
- */
-static inline enum policy mount_policy(const char *dir, int *has_option)
+static inline enum policy policy_named(const char *s, size_t len)
 {
-	char type[64], opts[2048], *p;
 	int i;
 
-	if (!mount_info(dir, type, sizeof(type), opts, sizeof(opts)))
-		tap_bail(0, "%s is not a mount point", dir);
-	p = strstr(opts, "negdentry=");
-	if (has_option)
-		*has_option = p != NULL;
-	if (p) {
-		p += strlen("negdentry=");
-		for (i = POLICY_ALL; i < POLICY_UNKNOWN; i++) {
-			size_t n = strlen(policy_names[i]);
-
-			if (!strncmp(p, policy_names[i], n) &&
-			    (p[n] == ',' || p[n] == '\0'))
-				return i;
-		}
-		return POLICY_UNKNOWN;
-	}
-	if (!strcmp(type, "tmpfs"))
-		return POLICY_NONE;
-	if (!strncmp(type, "ext", 3))
-		return POLICY_ALL;
+	for (i = POLICY_ALL; i < POLICY_UNKNOWN; i++)
+		if (strlen(policy_names[i]) == len && !strncmp(s, policy_names[i], len))
+			return i;
 	return POLICY_UNKNOWN;
 }
+
+/*
+ * The value of negdentry= in the comma-separated options @opts, or
+ * POLICY_UNKNOWN if there is none; *@found tells whether there was one.
+ */
+static inline enum policy policy_in(const char *opts, int *found)
+{
+	const char *p = opts;
+
+	*found = 0;
+	while ((p = strstr(p, "negdentry="))) {
+		if (p == opts || p[-1] == ',') {
+			p += strlen("negdentry=");
+			*found = 1;
+			return policy_named(p, strcspn(p, ","));
+		}
+		p++;
+	}
+	return POLICY_UNKNOWN;
+}
+
+/*
+ * What the kernel under test must do: declared by the harness in the
+ * environment (scripts/check.sh sets NDT_EXPECT from the kernel it boots),
+ * never read back from that kernel.
+ *
+ *   stock   no negdentry= option, which mount refuses; ext2/ext3/ext4
+ *           keep every negative dentry ("all"), tmpfs keeps none ("none")
+ *   series  negdentry=all|lookup|none on ext2/ext3/ext4 and tmpfs, default
+ *           lookup, as the series' documentation promises
+ */
+enum kernel_kind { KERNEL_STOCK, KERNEL_SERIES };
+
+static inline enum kernel_kind expected_kernel(void)
+{
+	const char *e = getenv("NDT_EXPECT");
+
+	if (e && !strcmp(e, "stock"))
+		return KERNEL_STOCK;
+	if (e && !strcmp(e, "series"))
+		return KERNEL_SERIES;
+	tap_bail(0, "NDT_EXPECT is '%s': the harness must declare 'stock' or 'series'",
+		 e ? e : "(unset)");
+}
+
+static inline int expect_series(void)
+{
+	return expected_kernel() == KERNEL_SERIES;
+}
+
+static inline int is_tmpfs(const char *mnt)
+{
+	char type[64], opts[2048];
+
+	return mount_info(mnt, type, sizeof(type), opts, sizeof(opts)) &&
+	       !strcmp(type, "tmpfs");
+}
+
+/* What the stock kernel does on @mnt: all on ext2/3/4, none on tmpfs. */
+static inline enum policy stock_policy(const char *mnt)
+{
+	return is_tmpfs(mnt) ? POLICY_NONE : POLICY_ALL;
+}
+
+/*
+ * The policy @mnt must be under: stock's behaviour on a stock kernel; on a
+ * series kernel, negdentry= of the options the harness mounted it with
+ * (NDT_MOUNT_OPTS, the variant's MOUNT_OPTS) or else the default, lookup.
+ */
+static inline enum policy expected_policy(const char *mnt)
+{
+	const char *opts = getenv("NDT_MOUNT_OPTS");
+	enum policy p;
+	int found;
+
+	if (!expect_series())
+		return stock_policy(mnt);
+	p = policy_in(opts ? opts : "", &found);
+	if (found && p == POLICY_UNKNOWN)
+		tap_bail(0, "NDT_MOUNT_OPTS '%s': unknown negdentry= value", opts);
+	return found ? p : POLICY_LOOKUP;
+}
+
+/*
+ * Whether /proc/mounts shows for @mnt what the declared kernel must show
+ * under policy @p: no negdentry= on stock; negdentry=@p on the series.
+ * Describes what it saw in @seen.
+ */
+static inline int shows_policy(const char *mnt, enum policy p, char *seen, size_t len)
+{
+	char type[64], opts[2048];
+	enum policy shown;
+	int found;
+
+	if (!mount_info(mnt, type, sizeof(type), opts, sizeof(opts)))
+		tap_bail(0, "%s is not a mount point", mnt);
+	shown = policy_in(opts, &found);
+	snprintf(seen, len, "%s%s", found ? "negdentry=" : "no negdentry=",
+		 found ? policy_names[shown] : "");
+	if (!expect_series())
+		return !found;
+	return found && shown == p;
+}
+
+/*
+ * Whether the variant declares @feature on its FEATURES= line
+ * (fs-images/VARIANT.conf, exported to the tests as NDT_FEATURES).  The
+ * mount must agree: @present says whether it has the feature, and a
+ * declared feature that is missing, or a present one that is not
+ * declared, ends the test.  Returns whether the cases needing it run.
+ */
+static inline int feature(const char *name, int present)
+{
+	const char *f = getenv("NDT_FEATURES");
+	size_t n = strlen(name);
+	int declared = 0;
+
+	while (f && *f) {
+		f += strspn(f, " ");
+		if (!strncmp(f, name, n) && (f[n] == ' ' || f[n] == '\0'))
+			declared = 1;
+		f += strcspn(f, " ");
+	}
+	if (declared && !present)
+		tap_bail(0, "the variant declares FEATURES=%s, but the mount does not have it", name);
+	if (!declared && present)
+		tap_bail(0, "the mount has %s, which the variant does not declare in FEATURES=", name);
+	return declared;
+}
+
+/* The SKIP reason of a case that needs @feature on a variant without it. */
+#define NO_FEATURE(feature) "the variant does not declare FEATURES=" feature
 
 /* Remount @dir with negdentry=@policy; returns 0 or an errno. */
 static inline int set_policy(const char *dir, enum policy policy)
@@ -188,6 +296,46 @@ static inline int set_policy(const char *dir, enum policy policy)
 
 	snprintf(data, sizeof(data), "negdentry=%s", policy_names[policy]);
 	return mount(NULL, dir, NULL, MS_REMOUNT, data) ? errno : 0;
+}
+
+/*
+ * The rounds of a test: @round under the policy the mount must be in (tag
+ * "default"), then under each negdentry= value.  Each round is preceded by
+ * a check that /proc/mounts shows what the declared kernel must show.  On
+ * a stock kernel the values are not rounds but checks that mount(2)
+ * refuses each with EINVAL.  The mount is left under the policy it had.
+ */
+static inline void policy_rounds(const char *mnt,
+				 void (*round)(enum policy p, const char *tag))
+{
+	static const enum policy each[] = { POLICY_ALL, POLICY_LOOKUP, POLICY_NONE };
+	enum policy orig = expected_policy(mnt);
+	char seen[64];
+	int i, err;
+
+	tap_diag("%s: expected kernel %s, negdentry=%s", mnt,
+		 expect_series() ? "series" : "stock", policy_names[orig]);
+	tap_ok(shows_policy(mnt, orig, seen, sizeof(seen)),
+	       "default: /proc/mounts shows %s (%s kernel, negdentry=%s)", seen,
+	       expect_series() ? "series" : "stock", policy_names[orig]);
+	round(orig, "default");
+	for (i = 0; i < 3; i++) {
+		const char *p = policy_names[each[i]];
+
+		err = set_policy(mnt, each[i]);
+		if (!expect_series()) {
+			tap_ok(err == EINVAL, "%s: the stock kernel refuses negdentry=%s (%s)",
+			       p, p, err ? strerror(err) : "accepted");
+			continue;
+		}
+		if (err)
+			tap_bail(err, "remount %s negdentry=%s", mnt, p);
+		tap_ok(shows_policy(mnt, each[i], seen, sizeof(seen)),
+		       "%s: /proc/mounts shows %s after the remount", p, seen);
+		round(each[i], p);
+	}
+	if (expect_series() && (err = set_policy(mnt, orig)))
+		tap_bail(err, "remount %s negdentry=%s", mnt, policy_names[orig]);
 }
 
 #endif

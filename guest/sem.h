@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers of the semantics suite (negfail, semantics, policy, concur):
- * a TAP plan printed at the end (the number of cases depends on what the
- * variant supports, and a test that dies before the plan still fails),
  * what the variant is, unprivileged children, tree removal, filling a
  * filesystem for ENOSPC.
  */
@@ -26,36 +24,11 @@
 #define SEM_UID 65534
 #define SEM_GID 65534
 
-static inline void tap_begin(void)
-{
-	printf("TAP version 13\n");
-	fflush(stdout);
-}
-
-/* The plan, last: every result printed so far. */
-static inline int tap_end(void)
-{
-	printf("1..%d\n", tap_num);
-	fflush(stdout);
-	return tap_exit();
-}
-
 static inline int fs_type_is(const char *mnt, const char *type)
 {
 	char t[64], opts[2048];
 
 	return mount_info(mnt, t, sizeof(t), opts, sizeof(opts)) && !strcmp(t, type);
-}
-
-static inline int is_tmpfs(const char *mnt)
-{
-	return fs_type_is(mnt, "tmpfs");
-}
-
-/* What the stock kernel does on @mnt: all on ext2/3/4, none on tmpfs. */
-static inline enum policy stock_policy(const char *mnt)
-{
-	return is_tmpfs(mnt) ? POLICY_NONE : POLICY_ALL;
 }
 
 /* Mount options of @mnt as /proc/mounts shows them ("" if not mounted). */

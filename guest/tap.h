@@ -100,4 +100,23 @@ static inline int tap_exit(void)
 	return tap_failed ? 1 : 0;
 }
 
+/*
+ * A plan printed at the end, for tests whose number of cases depends on
+ * the kernel and the variant: tap_begin() first, tap_end() last (a test
+ * that dies before it has no plan, which counts as a failure).
+ */
+static inline void tap_begin(void)
+{
+	printf("TAP version 13\n");
+	fflush(stdout);
+}
+
+/* The plan, last: every result printed so far. */
+static inline int tap_end(void)
+{
+	printf("1..%d\n", tap_num);
+	fflush(stdout);
+	return tap_exit();
+}
+
 #endif

@@ -125,18 +125,11 @@ end_grace() {
 	echo Y >/proc/fs/nfsd/v4_end_grace
 }
 
-mount_variant() { # VARIANT DEVICE
-	FSTYPE='' MOUNT_OPTS=''
-	# shellcheck source=/dev/null
-	. "$top/fs-images/$1.conf"
-	mkdir -p "/srv/$1" || return 1
-	if [ "$FSTYPE" = tmpfs ]; then
-		src=tmpfs
-	else
-		src=/dev/$2
-	fi
-	mount -t "$FSTYPE" ${MOUNT_OPTS:+-o "$MOUNT_OPTS"} "$src" "/srv/$1" &&
-		grep " /srv/$1 " /proc/mounts
+# shellcheck source=scripts/variant.sh
+. "$top/scripts/variant.sh"
+
+serve_variant() { # VARIANT DEVICE
+	mount_variant "$1" "/dev/$2" "/srv/$1" && grep " /srv/$1 " /proc/mounts
 }
 
 # To all of 127/8: nfs-client's second client comes through 127.0.0.2.
@@ -214,6 +207,7 @@ dentry_counts() { # VARIANT VERS
 		return
 	}
 	client_src "$1" "$2"
+	load_variant "$1"	# NDT_MOUNT_OPTS and NDT_FEATURES of this export
 	timeout -k 5 "$LIMIT" "$bin/nfs-dentries" "$src" \
 		"vers=$2,addr=127.0.0.1$extra" /mnt/nfs-acct "/srv/$1" "$N" \
 		>"$out/dentries.tap" 2>"$out/dentries.err" ||
@@ -238,9 +232,15 @@ stop_pid() { # PID
 	done
 }
 
+# The patterns of scripts/console-errors (all sections: this suite provokes
+# no errors), without its comments and blank lines: a blank pattern would
+# match every line.
 kernel_log_clean() {
 	dmesg >"$res/dmesg.log"
-	! grep -E 'WARNING:|BUG:|Oops|Call Trace:|general protection' "$res/dmesg.log"
+	sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$top/scripts/console-errors" \
+		>/tmp/console-errors || return 1
+	[ -s /tmp/console-errors ] || { echo "no patterns in $top/scripts/console-errors"; return 1; }
+	! grep -aE -f /tmp/console-errors "$res/dmesg.log"
 }
 
 # --- server start-up: stop at the first step that fails
@@ -256,7 +256,7 @@ start_server() {
 		dev=${spec#*=}
 		fsid=$((fsid + 1))
 		# a variant that cannot be served is reported and left out
-		step "mount $v on /srv/$v" mount_variant "$v" "$dev" || continue
+		step "mount $v on /srv/$v" serve_variant "$v" "$dev" || continue
 		variants="$variants $v"
 		step "export /srv/$v (fsid=$fsid)" xport "/srv/$v" "fsid=$fsid" ||
 			return 1

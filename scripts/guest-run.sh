@@ -5,8 +5,10 @@
 #   guest-run.sh BINDIR TESTS VARIANT[=DEVICE]...
 #
 # TESTS is a comma-separated list of programs in BINDIR (build/guest).  Each test
-# runs as "PROGRAM MOUNTPOINT" and its TAP goes to $OUT/VARIANT/TEST.tap.
-# A variant that cannot be mounted gets a failing TAP file of its own.
+# runs as "PROGRAM MOUNTPOINT", with the variant's NDT_MOUNT_OPTS and
+# NDT_FEATURES (scripts/variant.sh) and the harness's NDT_EXPECT in its
+# environment, and its TAP goes to $OUT/VARIANT/TEST.tap.  A variant that
+# cannot be mounted gets a failing TAP file of its own.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$1
@@ -17,31 +19,20 @@ fail_tap() { # FILE REASON
 	printf 'TAP version 13\n1..1\nnot ok 1 - %s\n' "$2" >"$1"
 }
 
+# shellcheck source=scripts/variant.sh
+. "$top/scripts/variant.sh"
+
 rc=0
 for spec in "$@"; do
 	variant=${spec%%=*}
 	dev=${spec#*=}
-	[ "$dev" = "$spec" ] && dev=
-	FSTYPE='' MOUNT_OPTS='' SETUP=''
-	# shellcheck source=/dev/null
-	. "$top/fs-images/$variant.conf"
 	mnt=/mnt/$variant
 	res=$OUT/$variant
-	mkdir -p "$mnt" "$res"
-	if [ "$FSTYPE" = tmpfs ]; then
-		src=tmpfs
-	else
-		src=/dev/$dev
-	fi
-	if ! mount -t "$FSTYPE" ${MOUNT_OPTS:+-o "$MOUNT_OPTS"} "$src" "$mnt" \
-		>"$res/mount.log" 2>&1; then
-		fail_tap "$res/mount.tap" "mount -t $FSTYPE $src: $(cat "$res/mount.log")"
+	mkdir -p "$res"
+	if ! mount_variant "$variant" "/dev/$dev" "$mnt" >"$res/mount.log" 2>&1; then
+		fail_tap "$res/mount.tap" "mount of $variant: $(tr '\n' ' ' <"$res/mount.log")"
 		rc=1
 		continue
-	fi
-	if [ -n "$SETUP" ] && ! (cd "$mnt" && eval "$SETUP") >"$res/setup.log" 2>&1; then
-		fail_tap "$res/setup.tap" "setup of $variant failed: $(cat "$res/setup.log")"
-		rc=1
 	fi
 	for t in $(echo "$tests" | tr , ' '); do
 		echo "--- $variant: $t"

@@ -5,7 +5,8 @@
 #
 # Writes DIR/VARIANT.img for each variant that has an image (tmpfs has
 # none).  Images are reproducible: the same recipe gives the same bytes, so
-# every kernel starts from the same filesystem.
+# every kernel starts from the same filesystem.  Fails if an image lacks a
+# feature its recipe declares in FEATURES= (fs-images/README.md).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -19,9 +20,15 @@ for v in "$@"; do
 	conf=$TOP/fs-images/$v.conf
 	[ -f "$conf" ] || die "no filesystem variant '$v' (no $conf)"
 	(
-		MKFS='' SIZE=''
+		MKFS='' SIZE='' FEATURES=''
 		# shellcheck source=/dev/null
 		. "$conf"
+		for f in $FEATURES; do
+			case "$f" in
+			casefold | encrypt | usrquota) ;;
+			*) die "variant $v: unknown FEATURES= word '$f' (casefold, encrypt, usrquota)" ;;
+			esac
+		done
 		[ -n "$MKFS" ] || exit 0
 		img=$dir/$v.img
 		rm -f "$img"
@@ -32,5 +39,14 @@ for v in "$@"; do
 			-E hash_seed=6e647400-0000-4000-8000-000000000002 \
 			"$img" >"$dir/$v.mkfs.log" 2>&1 ||
 			{ cat "$dir/$v.mkfs.log" >&2; die "mke2fs failed for variant $v"; }
+		features=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Filesystem features://p')
+		for f in $FEATURES; do
+			# usrquota needs the quota feature (hidden quota inodes)
+			[ "$f" = usrquota ] && f=quota
+			case " $features " in
+			*" $f "*) ;;
+			*) die "variant $v declares FEATURES=$FEATURES, but its image has no '$f' feature (MKFS=$MKFS)" ;;
+			esac
+		done
 	)
 done
