@@ -8,6 +8,8 @@
 # knobs of this run taken from the host environment at build time
 # (STRESS_OPS, STRESS_SOAK, STRESS_SEED, STRESS_PHASES; see README.md).
 #
+# $OUT/params/phases.tap: STRESS_PHASES names only known phases (an
+# unknown one fails the run before anything runs).
 # For each variant (ext4, ext2, tmpfs), on its disk image, TAP in
 # $OUT/VARIANT/:
 #   stress.tap          concurrent stress, negdentry= switched by remount
@@ -25,6 +27,12 @@
 #   VARIANT-eio/        fail_make_request on the loop device during the
 #                       stress; umount, e2fsck -fy, e2fsck -fn clean,
 #                       mount again and a clean stress round.
+# A facility the debug kernel has (failslab, fail_make_request, loop
+# devices, the NFS server) that is missing is a failure; a SKIP only where
+# the kernel's config lacks it or the run has no ext4 variant to export.
+# The failslab, full-disk and I/O-error phases are marked in the kernel log
+# ("ndt: expected errors begin: ..." / "... end"): boot.sh accepts fs error
+# and I/O error lines only there (scripts/console-errors).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$1
@@ -70,6 +78,51 @@ dbg() { cat "/sys/kernel/debug/$1" 2>/dev/null; }
 setdbg() { echo "$2" >"/sys/kernel/debug/$1"; }
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 
+# The running kernel's config: scripts/kernel.sh keeps each flavour's
+# .config beside its release in build/kernels/FLAVOUR/, and the guest sees
+# the build folder ($bin is build/stress).
+kconfig=''
+for kdir in "$(dirname "$bin")"/kernels/*; do
+	[ "$(cat "$kdir/release" 2>/dev/null)" = "$(uname -r)" ] && [ -f "$kdir/.config" ] &&
+		kconfig=$kdir/.config
+done
+# facility FILE DESCRIPTION PATH SYMBOL...: true if PATH exists.  If not,
+# FILE says why and it is false: a SKIP if the kernel was built without one
+# of the SYMBOLs (the case cannot apply on it); otherwise "not ok" naming
+# what is missing (the debug kernel, scripts/debug.config, has them all),
+# and rc=1.
+facility() {
+	fac_file=$1 fac_what=$2 fac_path=$3
+	shift 3
+	[ -e "$fac_path" ] && return 0
+	for fac_sym in "$@"; do
+		if [ -n "$kconfig" ] && ! grep -Eq "^$fac_sym=(y|m)\$" "$kconfig"; then
+			skip1 "$fac_file" "$fac_what" "kernel $(uname -r) built without $fac_sym ($kconfig)"
+			return 1
+		fi
+	done
+	if [ -n "$kconfig" ]; then
+		fac_why="kernel $(uname -r) is built with $* ($kconfig)"
+	else
+		fac_why="no config of release $(uname -r) under $(dirname "$bin")/kernels to excuse it (needs $*)"
+	fi
+	tap1 "$fac_file" "not ok" "$fac_what: no $fac_path" "$fac_why"
+	rc=1
+	return 1
+}
+
+# Phases that provoke filesystem and I/O errors on purpose mark their span
+# in the kernel log: boot.sh excuses the #@excusable lines of
+# scripts/console-errors (fs errors and warnings, I/O errors) between the
+# markers, never a panic, oops, KASAN, lockdep report or WARNING.
+expected_errors() { # begin REASON | end
+	if [ "$1" = begin ]; then
+		echo "ndt: expected errors begin: $2" >/dev/kmsg
+	else
+		echo "ndt: expected errors end" >/dev/kmsg
+	fi
+}
+
 rc=0
 # run TAPFILE CMD...: a test program; its TAP to TAPFILE, stderr beside it.
 run() {
@@ -81,11 +134,12 @@ run() {
 	echo "    $(basename "$t"): $(grep -c '^ok' "$t") ok, $(grep -c '^not ok' "$t") not ok, $(($(now) - s)) s"
 }
 
+# shellcheck source=scripts/variant.sh
+. "$top/scripts/variant.sh"
+
 # load_conf VARIANT: FSTYPE, MKFS, MOUNT_OPTS of fs-images/VARIANT.conf
 load_conf() {
-	FSTYPE='' MKFS='' MOUNT_OPTS=''
-	# shellcheck source=/dev/null
-	. "$top/fs-images/$1.conf"
+	load_variant "$1" >&2
 }
 
 do_mount() { # FSTYPE SRC MNT OPTS
@@ -143,17 +197,18 @@ failslab_off() {
 
 phase_slab() { # VARIANT RES MNT SRC CACHE
 	v=$1 res=$2 mnt=$3 src=$4 cache=$5 times=100000
-	if [ ! -d /sys/kernel/debug/failslab ]; then
-		skip1 "$res/failslab.tap" "stress under failslab" "no /sys/kernel/debug/failslab"
-		return
-	fi
+	facility "$res/failslab.tap" "stress under failslab" /sys/kernel/debug/failslab \
+		CONFIG_FAILSLAB CONFIG_FAULT_INJECTION_DEBUG_FS || return
 	marked=''
 	for c in dentry "$cache"; do
 		[ "$(cat "/sys/kernel/slab/$c/failslab" 2>/dev/null)" = 1 ] && marked="$marked $c"
 	done
+	# scripts/debug.config builds the marking in (CONFIG_CMDLINE)
 	if [ -z "$marked" ]; then
-		skip1 "$res/failslab.tap" "stress under failslab" \
-			"no cache marked for failslab (boot with slub_debug=A,dentry,...)"
+		tap1 "$res/failslab.tap" "not ok" \
+			"stress under failslab: neither dentry nor $cache is marked for failslab" \
+			"boot with slub_debug=A,dentry,$cache (CONFIG_CMDLINE in scripts/debug.config)"
+		rc=1
 		return
 	fi
 	failslab_on $times
@@ -249,6 +304,8 @@ phase_fill() { # VARIANT RES MNT
 		# scratch image made with the variant's mke2fs options and 2048
 		# inodes.  STRESS_SOAK=1 exhausts the image's own inodes.
 		run "$res/fulldisk.tap" "$bin/ndfill" "$mnt" -r "$rounds" -b
+		facility "$res/fulldisk-inodes.tap" "inode exhaustion on a scratch image" \
+			/dev/loop-control CONFIG_BLK_DEV_LOOP || return
 		img=/tmp/$v-inodes.img
 		rm -f "$img"
 		truncate -s 32M "$img"
@@ -260,8 +317,9 @@ phase_fill() { # VARIANT RES MNT
 			return
 		fi
 		if ! loop=$(losetup -f --show "$img" 2>"$res/losetup.log"); then
-			skip1 "$res/fulldisk-inodes.tap" "inode exhaustion on a scratch image" \
-				"no loop device: $(cat "$res/losetup.log")"
+			tap1 "$res/fulldisk-inodes.tap" "not ok" \
+				"inode exhaustion on a scratch image: losetup failed" "$(cat "$res/losetup.log")"
+			rc=1
 			return
 		fi
 		rm -f "$res/losetup.log" "$res/mkfs-inodes.log"
@@ -311,8 +369,9 @@ phase_nfs() { # SRC (ext4 device)
 		return
 	fi
 	if ! nfs_start /mnt/ext4 >"$res/nfs-start.log" 2>&1; then
-		skip1 "$res/stress.tap" "stress over NFSv3 loopback of ext4" \
-			"NFS server or mount did not start: $(tail -n 3 "$res/nfs-start.log" | tr '\n' ' ')"
+		tap1 "$res/stress.tap" "not ok" \
+			"stress over NFSv3 loopback of ext4: NFS server or mount did not start: $(tail -n 3 "$res/nfs-start.log" | tr '\n' ' ')"
+		rc=1
 		nfs_stop >/dev/null 2>&1
 		umount /mnt/ext4
 		return
@@ -343,6 +402,11 @@ phase_eio() { # VARIANT
 	res=$OUT/$v-eio
 	mkdir -p "$res"
 	load_conf "$v"
+	facility "$res/stress.tap" "stress under fail_make_request" /dev/loop-control \
+		CONFIG_BLK_DEV_LOOP || return
+	facility "$res/stress.tap" "stress under fail_make_request" \
+		/sys/kernel/debug/fail_make_request CONFIG_FAIL_MAKE_REQUEST \
+		CONFIG_FAULT_INJECTION_DEBUG_FS || return
 	img=/tmp/$v-eio.img
 	rm -f "$img"
 	truncate -s 64M "$img"
@@ -353,8 +417,9 @@ phase_eio() { # VARIANT
 		return
 	fi
 	if ! loop=$(losetup -f --show "$img" 2>"$res/losetup.log"); then
-		skip1 "$res/stress.tap" "stress under fail_make_request" \
-			"no loop device: $(cat "$res/losetup.log")"
+		tap1 "$res/stress.tap" "not ok" "stress under fail_make_request: losetup failed" \
+			"$(cat "$res/losetup.log")"
+		rc=1
 		return
 	fi
 	mnt=/mnt/$v-eio
@@ -365,6 +430,7 @@ phase_eio() { # VARIANT
 	setdbg fail_make_request/interval 1
 	setdbg fail_make_request/times "$times"
 	setdbg fail_make_request/probability 5
+	expected_errors begin "fail_make_request on $dev ($v-eio), until its repair"
 	echo 1 >"/sys/block/$dev/make-it-fail"
 	mkdir -p "$logs/$v-eio"
 	run "$res/stress.tap" "$bin/ndstress" run "$mnt" -t eio -f eio -p "$procs" -n "$ops" \
@@ -386,6 +452,7 @@ phase_eio() { # VARIANT
 		true
 	grep -q '^not ok' "$res/umount.tap" && rc=1
 	losetup -d "$loop"
+	expected_errors end
 	# ... that e2fsck can repair (what it finds is reported, not judged:
 	# any kernel loses writes that failed) ...
 	e2fsck -fy "$img" >"$res/e2fsck-fy.log" 2>&1
@@ -412,6 +479,26 @@ phase_eio() { # VARIANT
 }
 
 echo "stress suite: $(uname -r), ops $ops x $procs workers, seed $seed, phases: $phases"
+# A phase name that is not one of these (a typo in STRESS_PHASES) fails the
+# run before anything runs: it must not pass as a shorter run.
+valid_phases='stress slab mem fill nfs eio'
+bad_phases=''
+for p in $phases; do
+	case "$p" in
+	stress | slab | mem | fill | nfs | eio) ;;
+	*) bad_phases="$bad_phases $p" ;;
+	esac
+done
+[ -n "$bad_phases" ] && bad_phases="unknown phase(s):$bad_phases"
+[ -z "$(echo "$phases" | tr -d ' \t')" ] && bad_phases="no phase given"
+mkdir -p "$OUT/params"
+if [ -n "$bad_phases" ]; then
+	tap1 "$OUT/params/phases.tap" "not ok" "STRESS_PHASES '$phases': $bad_phases" \
+		"valid: $valid_phases"
+	echo "stress suite: STRESS_PHASES '$phases': $bad_phases (valid: $valid_phases)" >&2
+	exit 1
+fi
+tap1 "$OUT/params/phases.tap" ok "STRESS_PHASES: $phases"
 ext4_dev=''
 eio_variants=''
 for spec in "$@"; do
@@ -440,9 +527,17 @@ for spec in "$@"; do
 	if has_phase stress; then
 		stress_and_verify "$res" stress "$mnt" "$src" -n "$ops" -r "$mnt"
 	fi
-	has_phase slab && phase_slab "$v" "$res" "$mnt" "$src" "$cache"
+	if has_phase slab; then
+		expected_errors begin "failslab on dentry and $cache ($v)"
+		phase_slab "$v" "$res" "$mnt" "$src" "$cache"
+		expected_errors end
+	fi
 	has_phase mem && phase_mem "$v" "$res" "$mnt" "$src"
-	has_phase fill && phase_fill "$v" "$res" "$mnt"
+	if has_phase fill; then
+		expected_errors begin "full disk and inode exhaustion ($v)"
+		phase_fill "$v" "$res" "$mnt"
+		expected_errors end
+	fi
 	if ! umount "$mnt" >"$res/umount.log" 2>&1; then
 		tap1 "$res/umount.tap" "not ok" "umount $mnt: $(cat "$res/umount.log")"
 		rc=1
@@ -452,6 +547,10 @@ if has_phase nfs; then
 	echo "--- nfs-ext4"
 	if [ -n "$ext4_dev" ]; then
 		phase_nfs "$ext4_dev"
+	else
+		mkdir -p "$OUT/nfs-ext4"
+		skip1 "$OUT/nfs-ext4/stress.tap" "stress over NFSv3 loopback of ext4" \
+			"no ext4 variant in this run (STRESS_FS): the phase exports the ext4 image"
 	fi
 fi
 if has_phase eio; then
