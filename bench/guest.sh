@@ -22,6 +22,7 @@
 #   result FS POLICY WORKLOAD OPS NS
 #   mem FS POLICY ROUND NR_DENTRY NR_NEGATIVE SLAB_ACTIVE SLAB_TOTAL OBJSIZE
 #   pc FS POLICY KEY VALUE
+#   count FS POLICY WORKLOAD KEY VALUE
 set -u
 part=$1 bin=$2
 shift 2
@@ -29,6 +30,10 @@ shift 2
 ROUNDS=10 N=10000 FS=ext4 HOT_MIB=192 SPOOL_OPS=80000 CHUNK=8000
 MISS=40000 RELOCK=2000 FILESET=2000 WEBPROXY=500 NEWNAMES=2000
 STAT=30000 OPENCLOSE=20000 NFILES=1000
+# MIXLOCK: iterations of mixlock/mixlocksame at 1:1 (4:1 and 1:4 do 2/5 as
+# many: the same number of create+unlink cycles); SHORT_NFILES: the names
+# of the short fileset
+MIXLOCK=1000 HELDLOCK=1000 SHORTFILESET=4000 SHORT_NFILES=100
 SNG_DENTRY=1000 SNG_TOUCH=1000 SNG_FILENAME=200 SNG_LINK=1 SNG_RENAME=1000
 SNG_DIR=500 STRESS=1 POLICIES='' DISKS=
 for kv in "$@"; do
@@ -63,7 +68,7 @@ mount_fs() {
 
 # tag FS POLICY: prefix ndbench's lines with the filesystem and policy.
 tag() {
-	sed "s/^\(result\|mem\|pc\) /\1 $1 $2 /" >>"$raw"
+	sed "s/^\(result\|mem\|pc\|count\) /\1 $1 $2 /" >>"$raw"
 }
 
 stressng() { # STRESSOR OPS
@@ -108,6 +113,14 @@ tput)
 			d=/mnt/$fs
 			ws="miss:$MISS relock:$RELOCK fileset:$NFILES:$FILESET"
 			ws="$ws webproxy:$NFILES:$WEBPROXY newnames:$NEWNAMES"
+			# a spool next to a lock file (SPOOL:LOCK per iteration),
+			# in two directories and in one; a lock file unlinked
+			# while open; a short fileset of names that come back soon
+			m=$((MIXLOCK * 2 / 5))
+			for mix in mixlock mixlocksame; do
+				ws="$ws $mix:1:1:$MIXLOCK $mix:4:1:$m $mix:1:4:$m"
+			done
+			ws="$ws heldlock:$HELDLOCK shortfileset:$SHORT_NFILES:$SHORTFILESET"
 			# existing files never reach the policy switch: default only
 			[ "$p" != default ] ||
 				ws="$ws stat:$NFILES:$STAT openclose:$NFILES:$OPENCLOSE"
@@ -115,7 +128,8 @@ tput)
 				w=$(echo "$w" | tr : ' ')
 				# shellcheck disable=SC2086 # a list
 				set -- $w
-				"$bin/ndbench" "$1" "$d/$1" "$2" ${3:+"$3"} | tag "$fs" "$p"
+				"$bin/ndbench" "$1" "$d/$1" "$2" ${3:+"$3"} ${4:+"$4"} |
+					tag "$fs" "$p"
 				rm -rf "${d:?}/$1"
 			done
 			umount "$d"

@@ -37,6 +37,35 @@
  *                             page cache protection: create+unlink always-
  *                             new long names OPS times, reading HOTFILE
  *                             fully after every CHUNK of them
+ *   mixlock DIR SPOOL LOCK OPS
+ *                             a spool and a lock file on one filesystem, in
+ *                             two directories (DIR/spool, DIR/lock): each
+ *                             iteration creates+closes+unlinks SPOOL always-
+ *                             new spool names, then the lock name LOCK
+ *                             times; OPS iterations; result and count lines
+ *                             are labelled mixlock-SPOOL:LOCK
+ *   mixlocksame DIR SPOOL LOCK OPS
+ *                             the same with the spool and the lock file in
+ *                             one directory (DIR/spool)
+ *   heldlock DIR OPS          a lock file held open while unlinked:
+ *                             open(O_CREAT)+unlink+close of the lock name,
+ *                             then create+close+unlink of one always-new
+ *                             spool name; OPS iterations
+ *   shortfileset DIR NFILES OPS
+ *                             a short fileset of NFILES names in DIR, OPS
+ *                             random toggles: unlink the name if it exists,
+ *                             else create it (rnd()'s fixed seed: both
+ *                             kernels do the same work)
+ *
+ * The mix workloads (mixlock, mixlocksame, heldlock) also print
+ *
+ *   count WORKLOAD negative_delta N  nr_negative (/proc/sys/fs/dentry-state)
+ *                                   after the timed loop minus before it:
+ *                                   the negative dentries the spool left
+ *
+ * The timed loops of relock, fileset, webproxy, newnames and of the four
+ * above follow an untimed warm-up of OPS/4 operations (the short fileset:
+ * at least 4 x NFILES toggles, so that nearly every name has come and gone).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -97,10 +126,15 @@ static void result(const char *workload, long long ops, long long ns)
 	fflush(stdout);
 }
 
-static void mkdir_cd(const char *dir)
+static void mkdir_p(const char *dir)
 {
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		die(dir);
+}
+
+static void mkdir_cd(const char *dir)
+{
+	mkdir_p(dir);
 	if (chdir(dir))
 		die(dir);
 }
@@ -121,15 +155,30 @@ static void dentry_slab(long long *active, long long *total, long long *size)
 	fclose(f);
 }
 
-static void mem_line(int round)
+/* The first five fields of /proc/sys/fs/dentry-state; d[4]: nr_negative. */
+static void dentry_state(long long d[5])
 {
-	long long d[5], a, t, s;
 	FILE *f = fopen("/proc/sys/fs/dentry-state", "r");
 
 	if (!f || fscanf(f, "%lld %lld %lld %lld %lld", &d[0], &d[1], &d[2],
 			 &d[3], &d[4]) != 5)
 		die("/proc/sys/fs/dentry-state");
 	fclose(f);
+}
+
+static long long nr_negative(void)
+{
+	long long d[5];
+
+	dentry_state(d);
+	return d[4];
+}
+
+static void mem_line(int round)
+{
+	long long d[5], a, t, s;
+
+	dentry_state(d);
 	dentry_slab(&a, &t, &s);
 	printf("mem %d %lld %lld %lld %lld %lld\n", round, d[0], d[4], a, t, s);
 	fflush(stdout);
@@ -366,6 +415,121 @@ static void existing(const char *label, int n, long long ops, int do_open)
 	free(names);
 }
 
+/*
+ * The timed loop of a mix workload: settle, then nr_negative and the clock
+ * before it; result and count lines after it.
+ */
+struct timed {
+	long long t0, neg0;
+};
+
+static void timed_start(struct timed *t)
+{
+	settle();
+	t->neg0 = nr_negative();
+	t->t0 = now_ns();
+}
+
+static void timed_end(struct timed *t, const char *label, long long ops)
+{
+	long long ns = now_ns() - t->t0;
+	long long neg = nr_negative() - t->neg0;
+
+	result(label, ops, ns);
+	printf("count %s negative_delta %lld\n", label, neg);
+	fflush(stdout);
+}
+
+/* create+close+unlink */
+static void touch_unlink(const char *name)
+{
+	touch(name);
+	if (unlink(name))
+		die(name);
+}
+
+/*
+ * SPOOL always-new names in SPOOLDIR, then LOCK cycles of the lock file
+ * in LOCKDIR, per iteration.
+ */
+static void mixlock(const char *w, const char *spooldir, const char *lockdir,
+		    int nspool, int nlock, long long ops)
+{
+	char label[64], name[64], lock[64];
+	long long it, seq = 0;
+	struct timed t = { 0, 0 };
+	int k;
+
+	snprintf(label, sizeof(label), "%s-%d:%d", w, nspool, nlock);
+	snprintf(lock, sizeof(lock), "%s/app.lock", lockdir);
+	mkdir_p(spooldir);
+	mkdir_p(lockdir);
+	for (it = -(ops / 4); it < ops; it++) {
+		if (it == 0)
+			timed_start(&t);
+		for (k = 0; k < nspool; k++) {
+			snprintf(name, sizeof(name), "%s/msg%lld", spooldir, seq++);
+			touch_unlink(name);
+		}
+		for (k = 0; k < nlock; k++)
+			touch_unlink(lock);
+	}
+	timed_end(&t, label, ops);
+}
+
+/* The lock file is unlinked while open: unlink leaves no negative dentry. */
+static void heldlock(long long ops)
+{
+	char name[64];
+	long long it;
+	struct timed t = { 0, 0 };
+	int fd;
+
+	for (it = -(ops / 4); it < ops; it++) {
+		if (it == 0)
+			timed_start(&t);
+		fd = open("app.lock", O_CREAT | O_RDWR, 0644);
+		if (fd < 0)
+			die("app.lock");
+		if (unlink("app.lock"))
+			die("unlink app.lock");
+		close(fd);
+		snprintf(name, sizeof(name), "msg%lld", it);
+		touch_unlink(name);
+	}
+	timed_end(&t, "heldlock", ops);
+}
+
+/* NFILES names, each toggled at random: names come back soon. */
+static void shortfileset(int n, long long ops)
+{
+	char name[64];
+	char *exists = calloc(n, 1);
+	long long it, t0 = 0, warm = ops / 4 > 4LL * n ? ops / 4 : 4LL * n;
+	int i;
+
+	if (!exists || n < 1)
+		die("shortfileset");
+	/* rnd() starts from its fixed seed: the same toggles on every kernel */
+	for (it = -warm; it < ops; it++) {
+		if (it == 0) {
+			settle();
+			t0 = now_ns();
+		}
+		i = rnd() % n;
+		snprintf(name, sizeof(name), "s%06d", i);
+		if (exists[i]) {
+			if (unlink(name))
+				die(name);
+		} else {
+			touch(name);
+		}
+		exists[i] = !exists[i];
+	}
+	result("shortfileset", ops, now_ns() - t0);
+	free(exists);
+}
+
 static long long vmstat(const char *key)
 {
 	char k[128];
@@ -549,6 +713,16 @@ int main(int argc, char **argv)
 		existing("stat", arg(argc, argv, 3), arg(argc, argv, 4), 0);
 	else if (!strcmp(w, "openclose"))
 		existing("openclose", arg(argc, argv, 3), arg(argc, argv, 4), 1);
+	else if (!strcmp(w, "mixlock"))
+		mixlock(w, "spool", "lock", arg(argc, argv, 3), arg(argc, argv, 4),
+			arg(argc, argv, 5));
+	else if (!strcmp(w, "mixlocksame"))
+		mixlock(w, "spool", "spool", arg(argc, argv, 3),
+			arg(argc, argv, 4), arg(argc, argv, 5));
+	else if (!strcmp(w, "heldlock"))
+		heldlock(arg(argc, argv, 3));
+	else if (!strcmp(w, "shortfileset"))
+		shortfileset(arg(argc, argv, 3), arg(argc, argv, 4));
 	else if (!strcmp(w, "spool")) {
 		if (!hot)
 			die(argc > 4 ? argv[4] : "spool: no HOTFILE");

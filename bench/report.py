@@ -18,6 +18,8 @@ RUN_DIR:
     data.csv      every timed result of every boot
     ratios.csv    medians, spreads and ratios per workload
     mem.csv       the reproducer's counters after every round
+    counts.csv    the negative dentries the mix workloads' spools left
+                  (written when a boot gave any)
     pc.csv        the page cache counters
     mem.png       negative dentries and dentry slab over rounds
     ratios.png    patched/stock throughput ratios with spread, noise floor
@@ -40,11 +42,24 @@ WORKLOADS = [
     ("relock", "Delete-then-create, same name at once (lock file)", "create+unlink/s"),
     ("fileset", "Delete-then-create, names back after others (fileset)", "delete+create/s"),
     ("webproxy", "Delete-then-create with data and reads (webproxy-like)", "iterations/s"),
+    ("mixlock-1:1", "Spool + lock file, 1:1, two directories", "iterations/s"),
+    ("mixlock-4:1", "Spool + lock file, 4:1, two directories", "iterations/s"),
+    ("mixlock-1:4", "Spool + lock file, 1:4, two directories", "iterations/s"),
+    ("mixlocksame-1:1", "Spool + lock file, 1:1, one directory", "iterations/s"),
+    ("mixlocksame-4:1", "Spool + lock file, 4:1, one directory", "iterations/s"),
+    ("mixlocksame-1:4", "Spool + lock file, 1:4, one directory", "iterations/s"),
+    ("heldlock", "Lock file unlinked while open, + spool", "iterations/s"),
+    ("shortfileset", "Short fileset (random create/unlink of few names)", "toggles/s"),
     ("newnames", "Always-new names (create, close, unlink)", "create+unlink/s"),
     ("stat", "stat() of existing files (cost of ->d_delete)", "stat/s"),
     ("openclose", "open()+close() of existing files (cost of ->d_delete)", "open+close/s"),
 ]
 STRESSORS = ["dentry", "touch", "filename", "link", "rename", "dir"]
+# the workloads that print "count WORKLOAD negative_delta N": the negative
+# dentries their spools left (nr_negative after the timed loop - before)
+COUNTED = [w for w, _, _ in WORKLOADS if w.startswith(("mixlock", "heldlock"))]
+# (filesystems, maximum ratio patched/stock) of their sum, default policy
+COUNT_GOAL = (["ext2", "ext4"], 0.01)
 # (workload, filesystems, minimum ratio patched/stock) under the default policy
 GOALS = [
     ("miss", ["ext2", "ext4"], 0.98),
@@ -54,7 +69,7 @@ GOALS = [
     ("relock", FSS, 0.97),
     ("fileset", FSS, 0.97),
     ("webproxy", FSS, 0.97),
-]
+] + [(w, FSS, 0.99) for w, _, _ in WORKLOADS if w in COUNTED or w == "shortfileset"]
 
 
 def read_lines(path):
@@ -124,6 +139,8 @@ class Run:
     def load_tput(self):
         # rows: (rep, label, fs, policy, workload, ops, ns)
         self.rows = []
+        # counts: (rep, label, fs, policy, workload, key, value)
+        self.counts = []
         for bd in sorted(glob.glob(os.path.join(self.d, "tput", "r*-*"))):
             m = re.match(r"r(\d+)-(.+)$", os.path.basename(bd))
             if not m:
@@ -138,6 +155,8 @@ class Run:
                 if l[0] == "result" and len(l) == 6:
                     self.rows.append((rep, label, l[1], l[2], l[3],
                                       int(l[4]), int(float(l[5]))))
+                elif l[0] == "count" and len(l) == 6:
+                    self.counts.append((rep, label, l[1], l[2], l[3], l[4], int(l[5])))
 
     def check_rc(self, bd):
         """A boot folder whose boot-rc is missing or not 0 is a failed boot."""
@@ -151,11 +170,18 @@ class Run:
     def load_csvs(self):
         """The same data from data.csv, mem.csv and pc.csv (a published
         report): they hold every row the boot folders gave."""
-        self.rows, self.mem, self.pc = [], {}, {}
+        self.rows, self.mem, self.pc, self.counts = [], {}, {}, []
         with open(os.path.join(self.d, "data.csv"), newline="") as f:
             for r in csv.DictReader(f):
                 self.rows.append((int(r["rep"]), r["boot"], r["fs"], r["policy"],
                                   r["workload"], int(r["ops"]), int(r["guest_ns"])))
+        try:
+            with open(os.path.join(self.d, "counts.csv"), newline="") as f:
+                for r in csv.DictReader(f):
+                    self.counts.append((int(r["rep"]), r["boot"], r["fs"], r["policy"],
+                                        r["workload"], r["key"], int(r["value"])))
+        except FileNotFoundError:
+            pass
         try:
             with open(os.path.join(self.d, "mem.csv"), newline="") as f:
                 for r in csv.DictReader(f):
@@ -288,6 +314,24 @@ class Run:
         c["ratios"] = ratios
         return c
 
+    def count(self, label, fs, policy, workload, key="negative_delta"):
+        """Median over repetitions of a count line's value, or None."""
+        vals = [v for rep, lab, f, p, w, k, v in self.counts
+                if (lab, f, p, w, k) == (label, fs, policy, workload, key)]
+        return statistics.median(vals) if vals else None
+
+    def count_sum(self, fs, label, policy):
+        """(stock, LABEL under POLICY): sums over the COUNTED workloads
+        both have of the median negative dentries left; None if none."""
+        s = p = 0
+        found = False
+        for wl in COUNTED:
+            a = self.count("stock", fs, "default", wl)
+            b = self.count(label, fs, policy, wl)
+            if a is not None and b is not None:
+                s, p, found = s + a, p + b, True
+        return (s, p) if found else None
+
     # ---- memory (the 2002 reproducer) -------------------------------
     def load_mem(self):
         self.mem = {}  # (kernel, fs, policy) -> [(round, nr_dentry, nr_neg, act, tot, size)]
@@ -329,6 +373,14 @@ def write_csvs(run):
             w.writerow([run.mode, rep, label, label.replace("-b", ""), fs, pol, wl,
                         ops, ns, f"{ops * 1e9 / ns:.3f}" if ns else "",
                         f"{ns / ops:.1f}" if ops else ""])
+    if run.counts:
+        with open(os.path.join(d, "counts.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["mode", "rep", "boot", "kernel", "fs", "policy", "workload",
+                        "key", "value"])
+            for rep, label, fs, pol, wl, key, v in sorted(run.counts):
+                w.writerow([run.mode, rep, label, label.replace("-b", ""), fs, pol, wl,
+                            key, v])
     with open(os.path.join(d, "mem.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["kernel", "fs", "policy", "round", "nr_dentry", "nr_negative",
@@ -501,6 +553,22 @@ def goal_rows(run, comps):
                 ok = ("met (stock keeps none either)" if pd < lim
                       else "MISSED (patched grows)")
             rows.append((f"{what} after reproducer, {fs}", "<= 0.01", res, ok))
+    # the negative dentries the mix workloads' spools left
+    fss, goal = COUNT_GOAL
+    for fs in fss:
+        g = run.count_sum(fs, "patched", "default")
+        if not g:
+            continue
+        sd, pd = g
+        if sd >= 100:
+            r = pd / sd
+            res = f"{r:.4f} ({fmt(pd, 0)} vs {fmt(sd, 0)})"
+            ok = "met" if r <= goal else f"MISSED by {r - goal:.4f}"
+        else:
+            res = f"n/a: stock leaves {fmt(sd, 0)}, patched {fmt(pd, 0)}"
+            ok = "met (stock keeps none either)" if pd < 100 else "MISSED (patched keeps them)"
+        rows.append((f"negative dentries the spools left, mix workloads, {fs}",
+                     f"<= {goal:.2f}", res, ok))
     by = {(c["workload"], c["fs"], c["policy"]): c for c in comps}
     for wl, fss, goal in GOALS:
         for fs in fss:
@@ -578,11 +646,30 @@ def write_headline(run, comps):
 
     rows.append(["hot-file pages refaulted, 256 MiB guest, spool (patched vs stock)", ""]
                 + [pc_cell(fs) for fs in FSS])
+
+    def count_cell(fs):
+        g = run.count_sum(fs, "patched", "default")
+        if not g:
+            return "not run"
+        sd, pd = g
+        cell = f"{fmt(pd, 0)} vs {fmt(sd, 0)}"
+        return f"**{cell}**" if fs in COUNT_GOAL[0] and pd > COUNT_GOAL[1] * sd else cell
+
+    rows.append(["negative dentries the spools left, spool + lock file workloads "
+                 "(patched vs stock)", f"<= {COUNT_GOAL[1]:.2f}"]
+                + [count_cell(fs) for fs in FSS])
     names = {"miss": "lookup misses", "newnames": "always-new names",
              "stat": "stat() of existing files", "openclose": "open+close of existing files",
              "relock": "delete-then-create, same name at once (lock file)",
              "fileset": "delete-then-create, names back after others (fileset)",
-             "webproxy": "webproxy-like (fileset + write + reads)"}
+             "webproxy": "webproxy-like (fileset + write + reads)",
+             "heldlock": "spool + lock file unlinked while open",
+             "shortfileset": "short fileset (random create/unlink of few names)"}
+    for wl in COUNTED:
+        m = re.match(r"(mixlock|mixlocksame)-(\d+:\d+)$", wl)
+        if m:
+            names[wl] = (f"spool + lock file, {m.group(2)}, "
+                         + ("two dirs" if m.group(1) == "mixlock" else "one dir"))
     for wl, fss, goal in GOALS:
         row = [names.get(wl, wl), f">= {goal:.2f}"]
         for fs in FSS:
@@ -788,7 +875,13 @@ def write_summary(run, comps, pngs):
             if c["workload"] != wl:
                 continue
             n = c.get("noise") if c["policy"] == "default" else None
-            rows.append((c["fs"], "lookup (default)" if c["policy"] == "default" else c["policy"],
+            extra = []
+            if wl in COUNTED:
+                sc = run.count("stock", c["fs"], "default", wl)
+                pc = run.count("patched", c["fs"], c["policy"], wl)
+                extra = [f"{fmt(sc, 0) if sc is not None else '-'} / "
+                         f"{fmt(pc, 0) if pc is not None else '-'}"]
+            rows.append(tuple(extra) + (c["fs"], "lookup (default)" if c["policy"] == "default" else c["policy"],
                          f"{fmt(c['base_median'])} [{fmt(c['base_min'])}-{fmt(c['base_max'])}]",
                          f"{fmt(c['other_median'])} [{fmt(c['other_min'])}-{fmt(c['other_max'])}]",
                          f"**{c['ratio']:.4f}** [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
@@ -798,14 +891,24 @@ def write_summary(run, comps, pngs):
                          f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]{few(n, comps)}" if n else "-"))
         if not rows:
             continue
-        L.append(f"## {sec[wl]}. {title}\n")
+        # counts first in the tuple: move them to the last column
+        if wl in COUNTED:
+            rows = [r[1:] + r[:1] for r in rows]
+        L.append(f"## {sec.get(wl, 4)}. {title}\n")
         ns = sorted({c["n"] for c in comps if c["workload"] == wl})
         L.append(f"{unit} ({unit_mode}); median [min-max] over "
                  f"{ns[0] if len(ns) == 1 else f'{ns[0]}-{ns[-1]}'} repetitions; ratio: "
                  "median [min-max] of the per-repetition ratios.\n")
+        if wl in COUNTED:
+            L.append("Last column: negative dentries left by the timed loop "
+                     "(nr_negative after - before, median over repetitions), stock / "
+                     "patched under the row's policy; the spool's always-new names "
+                     "make up all but at most one of them (the lock file's).\n")
         L.append(md_table(["fs", "patched policy", f"stock {unit}", f"patched {unit}",
                            "ratio patched/stock", "guest ns/op stock / patched (diff)",
-                           "noise floor stock/stock"], rows))
+                           "noise floor stock/stock"]
+                          + (["negative dentries left, stock / patched"]
+                             if wl in COUNTED else []), rows))
     rows = []
     for c in comps:
         if not c["workload"].startswith("stress-"):
