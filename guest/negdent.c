@@ -19,7 +19,8 @@
  * allowed N/100 of unrelated activity.  The default round's metrics carry
  * the stock-vs-patched rule: unlink leaves at most 1% of what stock
  * leaves; lookup misses leave the same on ext2/ext4 and N more on tmpfs
- * (stock tmpfs caches none, the series caches them).
+ * (stock tmpfs caches none, the series caches them).  On the tmpfs
+ * variant, devtmpfs (/dev) must cache no misses on any kernel.
  */
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -70,10 +71,35 @@ static void round_under(enum policy policy, const char *tag)
 	       "%s: the same %d misses again add %lld (want 0)", tag, n, again);
 }
 
+/*
+ * devtmpfs is shmem underneath, mounted without SB_KERNMOUNT, but keeps
+ * tmpfs's old dentry operations on every kernel (the series leaves /dev
+ * alone, whatever negdentry= says): misses in /dev are not cached and
+ * /proc/mounts shows no negdentry= for it.  Checked with the tmpfs
+ * variant, the one whose driver it shares.
+ */
+static void devtmpfs_misses(void)
+{
+	char type[64], opts[2048];
+	long long miss;
+
+	if (!mount_info("/dev", type, sizeof(type), opts, sizeof(opts)) ||
+	    strcmp(type, "devtmpfs"))
+		tap_bail(0, "/dev is not devtmpfs (scripts/guest-init.sh mounts it)");
+	miss = must_miss("/dev", "ndt-missing-", n / 10);
+	printf("# metric devtmpfs_miss %lld expect=same\n", miss);
+	tap_ok(near(miss, 0),
+	       "devtmpfs (/dev): %d lookup misses leave %lld negative dentries (want 0 on every kernel)",
+	       n / 10, miss);
+	tap_ok(!strstr(opts, "negdentry="), "devtmpfs: /proc/mounts shows no negdentry= (%s)", opts);
+}
+
 int main(int argc, char **argv)
 {
 	mnt = test_args(argc, argv, "N", &n);
 	tap_begin();
 	policy_rounds(mnt, round_under);
+	if (is_tmpfs(mnt))
+		devtmpfs_misses();
 	return tap_end();
 }
