@@ -46,7 +46,10 @@ raw=$OUT/raw.txt
 : >"$raw"
 uname -r >"$OUT/uname"
 
-[ -n "$POLICIES" ] || { echo "guest.sh: no POLICIES given" >&2; exit 2; }
+# the parts that run under several policies need them named
+case "$part" in
+mem | tput) [ -n "$POLICIES" ] || { echo "guest.sh: $part: no POLICIES given" >&2; exit 2; } ;;
+esac
 policies() { echo "$POLICIES"; }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
