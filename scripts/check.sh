@@ -9,11 +9,18 @@
 #   FS       filesystem variants from fs-images/ (default: all)
 #   TESTS    guest test programs run on every variant of the fs suite
 #            (default: those listed in guest/TESTS)
-#   SUITES   fs (guest/ tests on each variant), nfs (nfs-test/),
-#            stress (stress/, on the debug kernel); default: all three
+#   SUITES   fs (guest/ tests on each variant), nfs (nfs-test/), and on
+#            the debug kernel (KASAN, lockdep; about ten times slower):
+#            fs-debug and nfs-debug (smaller fs and nfs suites) and stress
+#            (stress/); default: all five
 #   NFS_FS   variants the nfs suite exports (default: ext4 ext2 tmpfs)
-#   STRESS_FS, STRESS_KERNELS  variants and kernels of the stress suite
-#            (default: ext4 ext2 tmpfs on the debug kernel)
+#   DEBUG_KERNELS  kernels of the debug suites (default: debug)
+#   DEBUG_FS, DEBUG_TESTS  variants and tests of fs-debug (default: ext4
+#            ext2 tmpfs ext4-casefold ext4-encrypt; concur negfail
+#            semantics policy)
+#   DEBUG_NFS_FS, DEBUG_NFS_VERSIONS  exports and NFS versions of
+#            nfs-debug (default: ext4 tmpfs; 3 4.2)
+#   STRESS_FS variants of the stress suite (default: ext4 ext2 tmpfs)
 #   BOOT_OPTS extra scripts/boot.sh options for every boot, e.g.
 #            "--mem 384 --timeout 14400" (make soak)
 #   EXPECT   "series": hold every kernel to what the full series promises
@@ -31,10 +38,14 @@ set -euo pipefail
 KERNELS=${KERNELS:-stock patched}
 FS=${FS:-$(cd "$TOP/fs-images" && for c in *.conf; do printf '%s ' "${c%.conf}"; done)}
 TESTS=${TESTS:-$(grep -v '^#' "$TOP/guest/TESTS" | tr '\n' ' ')}
-SUITES=${SUITES:-fs nfs stress}
+SUITES=${SUITES:-fs nfs fs-debug nfs-debug stress}
 NFS_FS=${NFS_FS:-ext4 ext2 tmpfs}
+DEBUG_KERNELS=${DEBUG_KERNELS:-debug}
+DEBUG_FS=${DEBUG_FS:-ext4 ext2 tmpfs ext4-casefold ext4-encrypt}
+DEBUG_TESTS=${DEBUG_TESTS:-concur negfail semantics policy}
+DEBUG_NFS_FS=${DEBUG_NFS_FS:-ext4 tmpfs}
+DEBUG_NFS_VERSIONS=${DEBUG_NFS_VERSIONS:-3 4.2}
 STRESS_FS=${STRESS_FS:-ext4 ext2 tmpfs}
-STRESS_KERNELS=${STRESS_KERNELS:-debug}
 BOOT_OPTS=${BOOT_OPTS:-}
 run=''
 while [ $# -gt 0 ]; do
@@ -95,8 +106,13 @@ run_suite() {
 	fs) variants=$FS
 		entry=("$TOP/scripts/guest-run.sh" "$BUILD_DIR/guest" "${TESTS// /,}") ;;
 	nfs) variants=$NFS_FS entry=("$TOP/nfs-test/guest.sh" "$BUILD_DIR/nfs-test") ;;
+	fs-debug) variants=$DEBUG_FS
+		entry=("$TOP/scripts/guest-run.sh" "$BUILD_DIR/guest" "${DEBUG_TESTS// /,}") ;;
+	nfs-debug) variants=$DEBUG_NFS_FS
+		entry=(env "NFS_VERSIONS=$DEBUG_NFS_VERSIONS" "$TOP/nfs-test/guest.sh"
+			"$BUILD_DIR/nfs-test") ;;
 	stress) variants=$STRESS_FS entry=("$TOP/stress/guest.sh" "$BUILD_DIR/stress") ;;
-	*) die "unknown suite '$suite' (fs, nfs, stress)" ;;
+	*) die "unknown suite '$suite' (fs, nfs, fs-debug, nfs-debug, stress)" ;;
 	esac
 	out=$run/$k/$suite
 	mkdir -p "$out"
@@ -131,10 +147,10 @@ run_suite() {
 	return "$rc"
 }
 
-# The kernels a suite runs on: the stress suite is for the debug kernel.
+# The kernels a suite runs on: the last three are for the debug kernel.
 suite_kernels() {
 	case "$1" in
-	stress) echo "$STRESS_KERNELS" ;;
+	fs-debug | nfs-debug | stress) echo "$DEBUG_KERNELS" ;;
 	*) echo "$KERNELS" ;;
 	esac
 }
