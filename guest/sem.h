@@ -24,13 +24,6 @@
 #define SEM_UID 65534
 #define SEM_GID 65534
 
-static inline int fs_type_is(const char *mnt, const char *type)
-{
-	char t[64], opts[2048];
-
-	return mount_info(mnt, t, sizeof(t), opts, sizeof(opts)) && !strcmp(t, type);
-}
-
 /* Mount options of @mnt as /proc/mounts shows them ("" if not mounted). */
 static inline void mount_opts(const char *mnt, char *opts, size_t len)
 {
