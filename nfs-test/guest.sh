@@ -32,110 +32,20 @@ N=${NFS_N:-1000}		# files created and unlinked by nfs-dentries
 # and remove through the same code as v4.2) to stay within the time budget.
 ACCT_VERSIONS=${NFS_ACCT_VERSIONS:-3 4.2}
 LIMIT=${NFS_LIMIT:-120}		# seconds any one test program may run
-V4ROOT=/srv		# tmpfs (guest-init.sh): the NFSv4 pseudo-root
 
 res=$OUT/nfs-server
 tap=$res/server.tap
 mkdir -p "$res"
 printf 'TAP version 13\n' >"$tap"
 n=0
-mountd_pid='' rpcbind_pid=''
-
-# One line of server.tap; a failure shows the step's output, one line.
-result() { # STATUS NAME LOG
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		printf 'ok %d - %s\n' "$n" "$2" >>"$tap"
-	else
-		printf 'not ok %d - %s: %s\n' "$n" "$2" \
-			"$(tr '\n#' '  ' <"$3" | cut -c1-400)" >>"$tap"
-		sed 's/^/# /' "$3" >>"$tap"
-	fi
-}
-
-# step NAME COMMAND...: run a server step, record it in server.tap.
-step() {
-	name=$1
-	shift
-	log=$res/step$((n + 1)).log
-	if "$@" >"$log" 2>&1; then
-		result ok "$name" "$log"
-		return 0
-	fi
-	echo "exit status $?" >>"$log"
-	result fail "$name" "$log"
-	return 1
-}
-
-# until_ok SECONDS COMMAND...: retry COMMAND every 0.2 s, bounded.
-until_ok() {
-	t=$(($1 * 5))
-	shift
-	while ! "$@"; do
-		t=$((t - 1))
-		[ "$t" -gt 0 ] || return 1
-		sleep 0.2
-	done
-}
-
-# nfsd, mountd and exportfs keep their state in /var/lib/nfs.  A tmpfs of
-# its own, with negdentry=none where the kernel has the option, so that the
-# daemons' file churn leaves no negative dentries in the global count on
-# either kernel (stock tmpfs keeps none anyway).
-state_dir() {
-	mount -t tmpfs -o mode=755,negdentry=none nfsstate /var/lib/nfs 2>/dev/null ||
-		mount -t tmpfs -o mode=755 nfsstate /var/lib/nfs || return 1
-	mkdir -p /var/lib/nfs/rpc_pipefs /var/lib/nfs/v4recovery /run/rpcbind &&
-		: >/var/lib/nfs/etab && : >/var/lib/nfs/rmtab &&
-		grep ' /var/lib/nfs ' /proc/mounts
-}
-
-start_rpcbind() {
-	rpcbind -f -w >"$res/rpcbind.log" 2>&1 &
-	rpcbind_pid=$!
-	until_ok 10 rpcinfo -p 127.0.0.1 >/dev/null 2>&1 || {
-		cat "$res/rpcbind.log"
-		return 1
-	}
-	rpcinfo -p 127.0.0.1
-}
-
-start_mountd() {
-	rpc.mountd -F >"$res/mountd.log" 2>&1 &
-	mountd_pid=$!
-	until_ok 10 sh -c 'rpcinfo -p 127.0.0.1 | grep -q mountd' || {
-		cat "$res/mountd.log"
-		return 1
-	}
-}
-
-start_nfsd() {
-	# fresh server: short lease so v4 state never lingers long
-	echo 10 >/proc/fs/nfsd/nfsv4leasetime &&
-		echo 10 >/proc/fs/nfsd/nfsv4gracetime &&
-		rpc.nfsd 4 &&
-		grep -q . /proc/fs/nfsd/portlist &&
-		[ "$(cat /proc/fs/nfsd/threads)" -gt 0 ] &&
-		cat /proc/fs/nfsd/versions /proc/fs/nfsd/portlist
-}
-
-# Nothing to reclaim on a new server: end the v4 grace period now instead
-# of making the first OPEN wait for it.
-end_grace() {
-	echo Y >/proc/fs/nfsd/v4_end_grace
-}
+# shellcheck source=nfs-test/server.sh
+. "$top/nfs-test/server.sh"
 
 # shellcheck source=scripts/variant.sh
 . "$top/scripts/variant.sh"
 
 serve_variant() { # VARIANT DEVICE
 	mount_variant "$1" "/dev/$2" "/srv/$1" && grep " /srv/$1 " /proc/mounts
-}
-
-# To all of 127/8: nfs-client's second client comes through 127.0.0.2.
-xport() { # PATH OPTIONS
-	exportfs -o "rw,sync,no_root_squash,no_subtree_check,insecure,$2" \
-		"127.0.0.0/8:$1" && exportfs -v | grep -q "^$1[[:space:]]"
 }
 
 # Whether nfsd and the client offer version $1; prints the reason if not.
@@ -221,17 +131,6 @@ uptime_s() {
 	cut -d' ' -f1 /proc/uptime
 }
 
-stop_pid() { # PID
-	[ -n "$1" ] || return 0
-	kill "$1" 2>/dev/null
-	t=50
-	while kill -0 "$1" 2>/dev/null; do
-		t=$((t - 1))
-		[ "$t" -gt 0 ] || { echo "pid $1 did not exit"; return 1; }
-		sleep 0.1
-	done
-}
-
 # The patterns of scripts/console-errors (all sections: this suite provokes
 # no errors), without its comments and blank lines: a blank pattern would
 # match every line.
@@ -243,30 +142,17 @@ kernel_log_clean() {
 	! grep -aE -f /tmp/console-errors "$res/dmesg.log"
 }
 
-# --- server start-up: stop at the first step that fails
+# --- server start-up: mount the variants (one that cannot be served is
+# reported and left out), then export them
 start_server() {
-	step "mount the nfsd filesystem on /proc/fs/nfsd" \
-		mount -t nfsd nfsd /proc/fs/nfsd || return 1
-	step "fresh /var/lib/nfs on tmpfs (exports, rmtab, v4recovery)" state_dir ||
-		return 1
-	step "start rpcbind" start_rpcbind || return 1
-	fsid=0
+	paths=''
 	for spec in "$@"; do
 		v=${spec%%=*}
-		dev=${spec#*=}
-		fsid=$((fsid + 1))
-		# a variant that cannot be served is reported and left out
-		step "mount $v on /srv/$v" serve_variant "$v" "$dev" || continue
-		variants="$variants $v"
-		step "export /srv/$v (fsid=$fsid)" xport "/srv/$v" "fsid=$fsid" ||
-			return 1
+		step "mount $v on /srv/$v" serve_variant "$v" "${spec#*=}" || continue
+		variants="$variants $v" paths="$paths /srv/$v"
 	done
-	step "export $V4ROOT as the NFSv4 root (fsid=0,crossmnt)" \
-		xport "$V4ROOT" fsid=0,crossmnt || return 1
-	step "start rpc.mountd" start_mountd || return 1
-	step "start nfsd (rpc.nfsd 4, lease and grace 10 s)" start_nfsd || return 1
-	step "end the NFSv4 grace period of the fresh server" end_grace || return 1
-	step "showmount -e 127.0.0.1 lists the exports" showmount -e 127.0.0.1
+	# shellcheck disable=SC2086 # a list of paths without blanks
+	server_up $paths
 }
 
 variants=''
@@ -291,16 +177,7 @@ else
 fi
 
 # --- shutdown, of whatever was started
-stop_nfsd() {
-	rpc.nfsd 0 && [ "$(cat /proc/fs/nfsd/threads)" = 0 ]
-}
-
-if grep -q ' /proc/fs/nfsd ' /proc/mounts; then
-	step "exportfs -ua" exportfs -ua
-	step "rpc.nfsd 0 (stop nfsd)" stop_nfsd
-fi
-[ -z "$mountd_pid" ] || step "stop rpc.mountd" stop_pid "$mountd_pid"
-[ -z "$rpcbind_pid" ] || step "stop rpcbind" stop_pid "$rpcbind_pid"
+server_down
 for v in $variants; do
 	step "unmount /srv/$v" umount "/srv/$v"
 done
