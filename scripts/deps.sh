@@ -15,7 +15,12 @@ PACKAGES=(
 	# NFS server and client binaries, run inside the guests
 	nfs-kernel-server nfs-common rpcbind
 	# reports and benchmarks
-	python3 gnuplot-nox stress-ng
+	python3 gnuplot-nox stress-ng fsmark postmark dbench
+	# fstests, built from ../shared/third_party at test time (fstests/),
+	# and what its tests run inside the guests
+	autoconf automake libtool-bin uuid-dev xfslibs-dev libattr1-dev
+	libacl1-dev libaio-dev libgdbm-dev liburing-dev xfsprogs attr acl
+	psmisc quota fio dmsetup
 	# script lint
 	shellcheck
 )
