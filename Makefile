@@ -14,10 +14,11 @@ KERNEL ?= patched
 export KERNELS FS TESTS SUITES NFS_FS STRESS_FS DEBUG_KERNELS DEBUG_FS DEBUG_TESTS
 export DEBUG_NFS_FS DEBUG_NFS_VERSIONS BUILD_DIR RESULTS_DIR
 export STRESS_OPS STRESS_SEED STRESS_PHASES STRESS_EIO_FS
+export FSTESTS_CONFIGS FSTESTS_TESTS FSTESTS_TIMEOUT
 
 S := scripts
 
-.PHONY: all compare deps kernels check lint patch-check prove-tests soak bench bench-sample shell clean help
+.PHONY: all compare deps kernels check lint patch-check prove-tests soak fstests bench bench-sample shell clean help
 
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
@@ -35,16 +36,16 @@ deps:
 kernels:
 	bash $(S)/kernel.sh build $(KERNELS)
 
-## check: the tests: lint, patch checks, then every guest suite (fs and nfs on
-##   stock and patched; smaller fs and nfs suites and stress on the debug
-##   kernel)
+## check: the tests: lint, patch checks, then every guest suite (fs, nfs and
+##   the fstests smoke tests on stock and patched; smaller fs and nfs suites
+##   and stress on the debug kernel)
 check: lint patch-check
 	bash $(S)/kernel.sh build stock patched debug
 	bash $(S)/check.sh
 
 ## lint: shellcheck every script
 lint:
-	shellcheck -x $(wildcard scripts/*.sh nfs-test/*.sh stress/*.sh bench/*.sh) .ci/run
+	shellcheck -x $(wildcard scripts/*.sh nfs-test/*.sh stress/*.sh bench/*.sh fstests/*.sh) .ci/run
 
 ## patch-check: git am, touched paths, checkpatch, sparse, config matrix,
 ##   and every prefix of the series building and booting
@@ -57,11 +58,20 @@ patch-check:
 prove-tests:
 	bash $(S)/prove-tests.sh
 
-## soak: the long stress run on the debug kernel (hours; knobs in stress/README.md)
+## soak: the long stress run on the debug kernel (25 min of guest time here;
+##   knobs in stress/README.md)
 soak:
 	bash $(S)/kernel.sh build debug
 	STRESS_SOAK=1 SUITES=stress BOOT_OPTS="$(or $(BOOT_OPTS),--mem 384 --timeout 14400)" \
 		bash $(S)/check.sh
+
+## fstests: every test of fstests/tests on every configuration (ext4 with
+##   each policy, ext2, tmpfs, NFS 3 and 4.2 over ext4 and tmpfs), stock and
+##   patched; the side-by-side report in RUN/fstests.md (fstests/README.md)
+fstests: kernels
+	FSTESTS_TESTS=$(or $(FSTESTS_TESTS),all) SUITES=fstests bash $(S)/check.sh; \
+		rc=$$?; python3 fstests/report.py summary $(or $(RESULTS_DIR),results)/latest \
+		--out $(or $(RESULTS_DIR),results)/latest/fstests.md || rc=1; exit $$rc
 
 ## bench: benchmarks, stock vs patched side by side, report in results/
 bench: kernels

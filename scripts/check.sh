@@ -12,7 +12,8 @@
 #   SUITES   fs (guest/ tests on each variant), nfs (nfs-test/), and on
 #            the debug kernel (KASAN, lockdep; about ten times slower):
 #            fs-debug and nfs-debug (smaller fs and nfs suites) and stress
-#            (stress/); default: all five
+#            (stress/); fstests (fstests/, run by make fstests; its
+#            smoke tests are part of make check); default: all six
 #   NFS_FS   variants the nfs suite exports (default: ext4 ext2 tmpfs)
 #   DEBUG_KERNELS  kernels of the debug suites (default: debug)
 #   DEBUG_FS, DEBUG_TESTS  variants and tests of fs-debug (default: ext4
@@ -21,6 +22,15 @@
 #   DEBUG_NFS_FS, DEBUG_NFS_VERSIONS  exports and NFS versions of
 #            nfs-debug (default: ext4 tmpfs; 3 4.2)
 #   STRESS_FS variants of the stress suite (default: ext4 ext2 tmpfs)
+#   FSTESTS_TESTS  tests of the fstests suite: "smoke" (default: those
+#            fstests/tests marks smoke), "all" (every test there, make
+#            fstests), or a list
+#   FSTESTS_CONFIGS  its configurations (fstests/guest.sh); default: all
+#            of them (ext4 ext4-all ext4-none ext2 tmpfs nfs3-ext4
+#            nfs4.2-ext4 nfs3-tmpfs nfs4.2-tmpfs), but for the smoke tests
+#            the local ones and nfs4.2-ext4 (CI's time budget: each NFS
+#            configuration costs about 100 s per kernel)
+#   FSTESTS_TIMEOUT  seconds one fstests boot may take (default 3600)
 #   BOOT_OPTS extra scripts/boot.sh options for every boot, e.g.
 #            "--mem 384 --timeout 14400" (make soak)
 #   EXPECT   "series": hold every kernel to what the full series promises
@@ -38,7 +48,7 @@ set -euo pipefail
 KERNELS=${KERNELS:-stock patched}
 FS=${FS:-$(cd "$TOP/fs-images" && for c in *.conf; do printf '%s ' "${c%.conf}"; done)}
 TESTS=${TESTS:-$(grep -v '^#' "$TOP/guest/TESTS" | tr '\n' ' ')}
-SUITES=${SUITES:-fs nfs fs-debug nfs-debug stress}
+SUITES=${SUITES:-fs nfs fstests fs-debug nfs-debug stress}
 NFS_FS=${NFS_FS:-ext4 ext2 tmpfs}
 DEBUG_KERNELS=${DEBUG_KERNELS:-debug}
 DEBUG_FS=${DEBUG_FS:-ext4 ext2 tmpfs ext4-casefold ext4-encrypt}
@@ -46,6 +56,13 @@ DEBUG_TESTS=${DEBUG_TESTS:-concur negfail semantics policy}
 DEBUG_NFS_FS=${DEBUG_NFS_FS:-ext4 tmpfs}
 DEBUG_NFS_VERSIONS=${DEBUG_NFS_VERSIONS:-3 4.2}
 STRESS_FS=${STRESS_FS:-ext4 ext2 tmpfs}
+FSTESTS_TESTS=${FSTESTS_TESTS:-smoke}
+if [ "$FSTESTS_TESTS" = smoke ]; then
+	FSTESTS_CONFIGS=${FSTESTS_CONFIGS:-ext4 ext4-all ext4-none ext2 tmpfs nfs4.2-ext4}
+else
+	FSTESTS_CONFIGS=${FSTESTS_CONFIGS:-ext4 ext4-all ext4-none ext2 tmpfs nfs3-ext4 nfs4.2-ext4 nfs3-tmpfs nfs4.2-tmpfs}
+fi
+FSTESTS_TIMEOUT=${FSTESTS_TIMEOUT:-3600}
 BOOT_OPTS=${BOOT_OPTS:-}
 run=''
 while [ $# -gt 0 ]; do
@@ -62,6 +79,16 @@ need python3 python3
 for d in guest nfs-test stress; do
 	[ ! -f "$TOP/$d/Makefile" ] || make -s -C "$TOP/$d" OUT="$BUILD_DIR/$d"
 done
+case " $SUITES " in *" fstests "*) bash "$TOP/fstests/build.sh" ;; esac
+
+# fstests_list: the fstests of FSTESTS_TESTS, comma-separated
+fstests_list() {
+	case "$FSTESTS_TESTS" in
+	smoke) awk '!/^#/ && $2 == "smoke" { print $1 }' "$TOP/fstests/tests" ;;
+	all) awk '!/^#/ && NF { print $1 }' "$TOP/fstests/tests" ;;
+	*) tr ' ' '\n' <<<"$FSTESTS_TESTS" ;;
+	esac | paste -sd,
+}
 
 # What KERNEL must do, per filesystem driver, declared here and never read
 # from the kernel: "ext2=E ext4=E tmpfs=E" with E stock or series.  The
@@ -101,7 +128,7 @@ kernel_expect() {
 # suite's variants; results in RUN/KERNEL/SUITE/.
 run_suite() {
 	local k=$1 suite=$2 variants entry out rc=0 v img n=0 expect
-	local disks=() specs=() letter=({a..z})
+	local disks=() specs=() letter=({a..z}) opts=() size=''
 	case "$suite" in
 	fs) variants=$FS
 		entry=("$TOP/scripts/guest-run.sh" "$BUILD_DIR/guest" "${TESTS// /,}") ;;
@@ -112,12 +139,19 @@ run_suite() {
 		entry=(env "NFS_VERSIONS=$DEBUG_NFS_VERSIONS" "$TOP/nfs-test/guest.sh"
 			"$BUILD_DIR/nfs-test") ;;
 	stress) variants=$STRESS_FS entry=("$TOP/stress/guest.sh" "$BUILD_DIR/stress") ;;
-	*) die "unknown suite '$suite' (fs, nfs, fs-debug, nfs-debug, stress)" ;;
+	fstests) variants="ext4 ext2"	# vda, vdb; vdc is the scratch disk
+		# shellcheck disable=SC2206 # a list
+		entry=("$TOP/fstests/guest.sh" "$BUILD_DIR/fstests/src" "$(fstests_list)"
+			$FSTESTS_CONFIGS)
+		# fstests fills its test and scratch filesystems (generic/013's
+		# fsstress ran out of space in the recipes' 256 MiB)
+		size=2G opts=(--timeout "$FSTESTS_TIMEOUT" --mem 2048) ;;
+	*) die "unknown suite '$suite' (fs, nfs, fstests, fs-debug, nfs-debug, stress)" ;;
 	esac
 	out=$run/$k/$suite
 	mkdir -p "$out"
 	# shellcheck disable=SC2086 # a list
-	bash "$TOP/scripts/images.sh" "$out/images" $variants
+	IMAGE_SIZE=$size bash "$TOP/scripts/images.sh" "$out/images" $variants
 	for v in $variants; do
 		img=$out/images/$v.img
 		if [ -f "$img" ]; then
@@ -127,11 +161,16 @@ run_suite() {
 			specs+=("$v")
 		fi
 	done
+	if [ "$suite" = fstests ]; then
+		specs=()	# the configurations name their disks
+		truncate -s "$size" "$out/images/scratch.raw"
+		disks+=(--disk "$out/images/scratch.raw")
+	fi
 	expect=$(kernel_expect "$k")
 	log "$k ($(cat "$run/$k/release")): suite $suite on $variants; expected: $expect"
 	echo "$expect" >"$out/expect"
 	# shellcheck disable=SC2086 # BOOT_OPTS is a list of options
-	bash "$TOP/scripts/boot.sh" --out "$out" $BOOT_OPTS "${disks[@]}" "$k" -- \
+	bash "$TOP/scripts/boot.sh" --out "$out" "${opts[@]}" $BOOT_OPTS "${disks[@]}" "$k" -- \
 		env NDT_KERNEL_EXPECT="$expect" "${entry[@]}" "${specs[@]}" || rc=$?
 	echo "$rc" >"$out/guest-status"
 	for img in "$out"/images/*.img; do

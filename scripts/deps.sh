@@ -20,7 +20,7 @@ PACKAGES=(
 	# and what its tests run inside the guests
 	autoconf automake libtool-bin uuid-dev xfslibs-dev libattr1-dev
 	libacl1-dev libaio-dev libgdbm-dev liburing-dev xfsprogs attr acl
-	psmisc quota fio dmsetup
+	psmisc quota fio dmsetup keyutils
 	# script lint
 	shellcheck
 )

@@ -4,7 +4,7 @@
 #   images.sh DIR VARIANT...
 #
 # Writes DIR/VARIANT.img for each variant that has an image (tmpfs has
-# none).  Images are reproducible: the same recipe gives the same bytes, so
+# none).  IMAGE_SIZE overrides the recipes' SIZE (fstests wants room).  Images are reproducible: the same recipe gives the same bytes, so
 # every kernel starts from the same filesystem.  Fails if an image lacks a
 # feature its recipe declares in FEATURES= (fs-images/README.md).
 set -euo pipefail
@@ -30,6 +30,7 @@ for v in "$@"; do
 			esac
 		done
 		[ -n "$MKFS" ] || exit 0
+		SIZE=${IMAGE_SIZE:-$SIZE}
 		img=$dir/$v.img
 		rm -f "$img"
 		truncate -s "$SIZE" "$img"

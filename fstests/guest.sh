@@ -1,0 +1,169 @@
+#!/bin/bash
+# Runs in the guest (see scripts/check.sh, suite fstests): fstests on each
+# configuration, one after the other.
+#
+#   guest.sh FSTESTS_DIR TESTS CONFIG...
+#
+# FSTESTS_DIR is the built fstests tree (fstests/build.sh; read-only in the
+# guest, so it is copied to /tmp).  TESTS is a comma-separated list such as
+# generic/001,generic/007.  The disks: vda the ext4 test filesystem, vdb the
+# ext2 one (fs-images recipes), vdc a blank scratch disk that fstests
+# formats itself; all three 2 GiB (check.sh).  CONFIG is one of
+#   ext4 ext2 tmpfs         the default policy
+#   ext4-all ext4-none      ext4 mounted with negdentry=all / none (only
+#                           where the harness declares ext4=series: on a
+#                           kernel without the series the option does not
+#                           exist, and the configuration is a SKIP)
+#   nfs3-ext4 nfs4.2-ext4 nfs3-tmpfs nfs4.2-tmpfs
+#                           the loopback NFS server (nfs-test/server.sh)
+#                           exporting test and scratch folders of ext4
+#                           (vda) or of two tmpfs mounts
+# Results: $OUT/CONFIG/fstests.tap (one line per test: ok, not ok, or SKIP
+# with fstests' own "not run" reason or fstests/exclude's), and fstests'
+# own files in $OUT/CONFIG/results/ (check.log, result.xml, *.out.bad,
+# *.full, *.dmesg).  $OUT/nfs-server/server.tap has the server's steps.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$1
+tests=$(tr , ' ' <<<"$2")
+shift 2
+
+# bash's <(...), used by fstests' check, needs /dev/fd, which devtmpfs
+# does not create
+for fd in fd:/proc/self/fd stdin:/proc/self/fd/0 stdout:/proc/self/fd/1 stderr:/proc/self/fd/2; do
+	[ -e "/dev/${fd%%:*}" ] || ln -s "${fd#*:}" "/dev/${fd%%:*}"
+done
+
+work=/tmp/fstests
+cp -a "$src" "$work" || { echo "cannot copy $src to $work"; exit 1; }
+
+# fstests runs some steps as these users and groups (_require_user,
+# _require_group).  The host's /etc/passwd is read-only and must not
+# change: the guest gets copies with them added, bind-mounted over.
+for f in passwd group; do
+	cp "/etc/$f" "/tmp/$f"
+done
+for u in fsgqa:1500 fsgqa2:1501 123456-fsgqa:1502; do
+	echo "${u%%:*}:x:${u#*:}:${u#*:}::/tmp:/bin/bash" >>/tmp/passwd
+	echo "${u%%:*}:x:${u#*:}:" >>/tmp/group
+done
+if ! mount --bind /tmp/passwd /etc/passwd || ! mount --bind /tmp/group /etc/group; then
+	echo "cannot bind-mount the guest's /etc/passwd and /etc/group"
+	exit 1
+fi
+
+series() { # DRIVER: whether the harness declares the series for it
+	case " ${NDT_KERNEL_EXPECT:-} " in
+	*" $1=series "*) return 0 ;;
+	esac
+	return 1
+}
+
+# exclusions of CONFIG, as fstests' -E file with the reason after '#'
+excludes() { # CONFIG
+	local c t why
+	while read -r c t why; do
+		case "$c" in '' | '#'*) continue ;; esac
+		# shellcheck disable=SC2254 # CONFIGS is a pattern
+		case "$1" in $c) printf '%s # %s\n' "$t" "$why" ;; esac
+	done <"$top/fstests/exclude"
+}
+
+# fstests' local.config for CONFIG, on stdout
+config() { # CONFIG
+	local vers fs
+	echo "export TEST_DIR=/mnt/test SCRATCH_MNT=/mnt/scratch"
+	echo "export RESULT_BASE=$OUT/$1/results"
+	case "$1" in
+	ext4 | ext4-all | ext4-none)
+		echo "export FSTYP=ext4 TEST_DEV=/dev/vda SCRATCH_DEV=/dev/vdc"
+		[ "$1" = ext4 ] || echo "export EXT_MOUNT_OPTIONS='-o negdentry=${1#ext4-}'" ;;
+	ext2) echo "export FSTYP=ext2 TEST_DEV=/dev/vdb SCRATCH_DEV=/dev/vdc" ;;
+	tmpfs)
+		echo "export FSTYP=tmpfs TEST_DEV=tmpfs_test SCRATCH_DEV=tmpfs_scratch"
+		echo "export TMPFS_MOUNT_OPTIONS='-o size=1g'" ;;
+	nfs*)
+		vers=${1%%-*} vers=${vers#nfs} fs=${1#*-}
+		echo "export FSTYP=nfs"
+		if [ "$vers" = 3 ]; then
+			echo "export TEST_DEV=127.0.0.1:/srv/$fs/test SCRATCH_DEV=127.0.0.1:/srv/$fs/scratch"
+			echo "export NFS_MOUNT_OPTIONS='-o vers=3,nolock'"
+		else
+			echo "export TEST_DEV=127.0.0.1:/$fs/test SCRATCH_DEV=127.0.0.1:/$fs/scratch"
+			echo "export NFS_MOUNT_OPTIONS='-o vers=$vers,clientaddr=127.0.0.1'"
+		fi ;;
+	*) return 1 ;;
+	esac
+}
+
+# run CONFIG: fstests' check on it, then its result.xml as TAP
+run() { # CONFIG
+	local c=$1 res=$OUT/$1
+	mkdir -p "$res/results" /mnt/test /mnt/scratch
+	if ! config "$c" >"$work/local.config"; then
+		printf 'TAP version 13\n1..1\nnot ok 1 - unknown fstests configuration %s\n' \
+			"$c" >"$res/fstests.tap"
+		return 1
+	fi
+	excludes "$c" >"$res/exclude"
+	echo "--- $c ($(cut -d' ' -f1 /proc/uptime) s)"
+	# shellcheck disable=SC2086 # a list of tests
+	(cd "$work" && ./check -R xunit-quiet -E "$res/exclude" $tests) >"$res/check.out" 2>&1
+	echo "fstests check exit status $?" >>"$res/check.out"
+	tail -n 4 "$res/check.out"
+	# shellcheck disable=SC2086 # a list of tests
+	python3 "$top/fstests/report.py" tap "$res/results" "$res/exclude" $tests \
+		>"$res/fstests.tap"
+	grep -q ' /mnt/test ' /proc/mounts && umount /mnt/test
+	grep -q ' /mnt/scratch ' /proc/mounts && umount /mnt/scratch
+	return 0
+}
+
+skip_config() { # CONFIG REASON
+	mkdir -p "$OUT/$1"
+	printf 'TAP version 13\n1..1\nok 1 - fstests on %s # SKIP %s\n' "$1" "$2" \
+		>"$OUT/$1/fstests.tap"
+}
+
+nfs=''
+for c in "$@"; do
+	case "$c" in
+	nfs*) nfs="$nfs $c" ;;
+	ext4-*) if series ext4; then run "$c"; else
+		skip_config "$c" "no negdentry= option: the harness declares this kernel without the series"
+	fi ;;
+	*) run "$c" ;;
+	esac
+done
+[ -n "$nfs" ] || exit 0
+
+# NFS: serve test and scratch folders of ext4 (vda) and of two tmpfs
+res=$OUT/nfs-server tap=$OUT/nfs-server/server.tap n=0
+mkdir -p "$res"
+printf 'TAP version 13\n' >"$tap"
+# shellcheck source=nfs-test/server.sh
+. "$top/nfs-test/server.sh"
+prepare() {
+	mkdir -p /srv/ext4 /srv/tmpfs/test /srv/tmpfs/scratch &&
+		mount -t ext4 /dev/vda /srv/ext4 && mkdir -p /srv/ext4/test /srv/ext4/scratch &&
+		mount -t tmpfs -o size=1g tmpfs /srv/tmpfs/test &&
+		mount -t tmpfs -o size=1g tmpfs /srv/tmpfs/scratch
+}
+if step "mount ext4 (vda) and two tmpfs under /srv" prepare &&
+	server_up /srv/ext4/test /srv/ext4/scratch /srv/tmpfs/test /srv/tmpfs/scratch; then
+	for c in $nfs; do
+		run "$c"
+	done
+else
+	for c in $nfs; do
+		mkdir -p "$OUT/$c"
+		printf 'TAP version 13\n1..1\nnot ok 1 - fstests on %s: the NFS server did not start (nfs-server/server.tap)\n' \
+			"$c" >"$OUT/$c/fstests.tap"
+	done
+fi
+server_down
+for m in /srv/tmpfs/scratch /srv/tmpfs/test /srv/ext4; do
+	! grep -q " $m " /proc/mounts || step "unmount $m" umount "$m"
+done
+printf '1..%d\n' "$n" >>"$tap"
+! grep -q '^not ok' "$tap"

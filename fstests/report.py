@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""fstests results: TAP for the harness, and the stock-vs-patched report.
+
+  report.py tap RESULTS EXCLUDE TEST...
+      (in the guest) fstests' RESULTS/result.xml as TAP, one line per TEST:
+      ok, not ok with fstests' failure message, or SKIP with fstests' own
+      "not run" reason, or the reason of EXCLUDE (an fstests -E file); a
+      test that is in neither is "not ok ... did not run".
+
+  report.py summary RUN [--out FILE]
+      (on the host) per configuration, each kernel's run, passed, failed and
+      not run side by side, then every test whose outcome differs between
+      stock and another kernel, and every failure.  ext4-all and ext4-none
+      exist only on kernels with the series: they are compared with stock's
+      ext4.  Exits 1 if a test that passes on stock fails on another kernel,
+      or if a configuration has no results.
+"""
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+TAP_LINE = re.compile(r'^(ok|not ok) \d+ - (\S+)(?: # SKIP (.*))?(?:: (.*))?$')
+
+
+def tap(results, exclude, tests):
+    outcome = {}
+    xml = os.path.join(results, 'result.xml')
+    if os.path.exists(xml):
+        for case in ET.parse(xml).getroot().iter('testcase'):
+            name = case.get('name')
+            fail = case.find('failure')
+            skip = case.find('skipped')
+            if fail is not None:
+                outcome[name] = ('fail', fail.get('message') or 'failed')
+            elif skip is not None:
+                outcome[name] = ('notrun', skip.get('message') or 'not run')
+            else:
+                outcome[name] = ('pass', case.get('time') + ' s')
+    excluded = {}
+    if os.path.exists(exclude):
+        for line in open(exclude):
+            t, _, why = line.partition('#')
+            if t.strip():
+                excluded[t.strip()] = why.strip()
+    print('TAP version 13')
+    print('1..%d' % len(tests))
+    for i, t in enumerate(tests, 1):
+        st, msg = outcome.get(t, (None, None))
+        msg = (msg or '').replace('\n', ' ').replace('#', '')[:300]
+        if st == 'pass':
+            print('ok %d - %s: %s' % (i, t, msg))
+        elif st == 'notrun':
+            print('ok %d - %s # SKIP not run: %s' % (i, t, msg))
+        elif st == 'fail':
+            print('not ok %d - %s: %s' % (i, t, msg))
+        elif t in excluded:
+            print('ok %d - %s # SKIP excluded (fstests/exclude): %s' % (i, t, excluded[t]))
+        else:
+            print('not ok %d - %s: did not run (no result in %s)' % (i, t, xml))
+
+
+def read_tap(path):
+    """{test: (status, reason)} with status pass, fail, notrun."""
+    res = {}
+    if not os.path.exists(path):
+        return res
+    for line in open(path):
+        m = TAP_LINE.match(line.rstrip('\n'))
+        if not m or '/' not in m.group(2):
+            continue
+        name = m.group(2).rstrip(':')
+        if m.group(3) is not None:
+            res[name] = ('notrun', m.group(3))
+        elif m.group(1) == 'ok':
+            res[name] = ('pass', '')
+        else:
+            res[name] = ('fail', m.group(4) or '')
+    return res
+
+
+def summary(run, out):
+    kernels = [k for k in ('stock', 'patched', 'debug') if
+               os.path.isdir(os.path.join(run, k, 'fstests'))]
+    kernels += sorted(k for k in os.listdir(run) if k not in kernels and
+                      os.path.isdir(os.path.join(run, k, 'fstests')))
+    if 'stock' not in kernels:
+        sys.exit('report.py: no stock/fstests in %s' % run)
+    configs = []
+    for k in kernels:
+        d = os.path.join(run, k, 'fstests')
+        for c in sorted(os.listdir(d)):
+            if os.path.exists(os.path.join(d, c, 'fstests.tap')) and c not in configs:
+                configs.append(c)
+    order = ['ext4', 'ext4-all', 'ext4-none', 'ext2', 'tmpfs', 'nfs3-ext4', 'nfs4.2-ext4',
+             'nfs3-tmpfs', 'nfs4.2-tmpfs']
+    configs.sort(key=lambda c: (order.index(c) if c in order else len(order), c))
+    res = {(k, c): read_tap(os.path.join(run, k, 'fstests', c, 'fstests.tap'))
+           for k in kernels for c in configs}
+    release = {}
+    for k in kernels:
+        try:
+            release[k] = open(os.path.join(run, k, 'release')).read().strip()
+        except OSError:
+            release[k] = '?'
+
+    def counts(r):
+        n = [sum(1 for s, _ in r.values() if s == x) for x in ('pass', 'fail', 'notrun')]
+        return '%d / %d / %d / %d' % (len(r), *n)
+
+    def baseline(c):
+        return 'ext4' if c.startswith('ext4-') else c
+
+    lines = ['# fstests: stock and patched side by side', '',
+             'Run: `%s`; kernels: %s. fstests kdave/xfstests 63a29724a85f, the tests '
+             'of fstests/tests, in QEMU TCG guests.' % (
+                 os.path.basename(os.path.normpath(run)),
+                 ', '.join('%s %s' % (k, release[k]) for k in kernels)), '',
+             'Each cell: run / passed / failed / not run. ext4-all and ext4-none exist '
+             'only with the series (stock: the option is refused) and are compared with '
+             "stock's ext4.", '',
+             '| configuration | ' + ' | '.join(kernels) + ' |',
+             '|---|' + '---|' * len(kernels)]
+    missing = []
+    for c in configs:
+        cells = []
+        for k in kernels:
+            r = res[(k, c)]
+            if r:
+                cells.append(counts(r))
+                continue
+            t = os.path.join(run, k, 'fstests', c, 'fstests.tap')
+            skip = open(t).read() if os.path.exists(t) else ''
+            if '# SKIP' in skip:
+                cells.append('n/a: ' + skip.split('# SKIP', 1)[1].strip())
+            else:
+                cells.append('**no results**')
+                missing.append('- %s %s: no results (see %s/fstests/guest.log)' % (k, c, k))
+        lines.append('| %s | %s |' % (c, ' | '.join(cells)))
+    regress = []
+    diffs = []
+    fails = []
+    for c in configs:
+        base = res[('stock', baseline(c))]
+        for k in kernels:
+            r = res[(k, c)]
+            for t, (s, why) in sorted(r.items()):
+                if s == 'fail':
+                    fails.append('- %s %s %s: %s' % (k, c, t, why))
+                if k == 'stock' or t not in base:
+                    continue
+                b = base[t][0]
+                if b != s:
+                    d = '- %s: %s on stock %s, %s on %s %s%s' % (
+                        t, b, baseline(c), s, k, c, (' (%s)' % why) if why else '')
+                    diffs.append(d)
+                    if b == 'pass' and s == 'fail':
+                        regress.append(d)
+    lines += ['', '## Outcomes that differ from stock', '']
+    lines += diffs or ['None: every test has the same outcome on every kernel.']
+    lines += ['', '## Failures', '']
+    lines += fails or ['None.']
+    notrun = {}
+    for (k, c), r in res.items():
+        for t, (s, why) in r.items():
+            if s == 'notrun':
+                notrun.setdefault((t, why), []).append('%s %s' % (k, c))
+    lines += ['', '## Not run, with fstests\' reason', '']
+    for (t, why), where in sorted(notrun.items()):
+        lines.append('- %s: %s (%s)' % (t, why, ', '.join(sorted(where))))
+    if not notrun:
+        lines.append('None.')
+    if missing:
+        lines += ['', '## Configurations without results', ''] + missing
+    lines += ['', 'Regressions (passes on stock, fails with the series): %d' % len(regress)]
+    text = '\n'.join(lines) + '\n'
+    if out:
+        with open(out, 'w') as f:
+            f.write(text)
+    sys.stdout.write(text)
+    return 1 if regress or missing else 0
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == 'tap':
+        tap(argv[2], argv[3], argv[4:])
+        return 0
+    if len(argv) >= 3 and argv[1] == 'summary':
+        out = argv[4] if len(argv) > 4 and argv[3] == '--out' else None
+        return summary(argv[2], out)
+    sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
