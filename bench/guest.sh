@@ -11,7 +11,10 @@
 #           on FS (keys: FS, HOT_MIB, SPOOL_OPS, CHUNK)
 #   tput    the timed workloads on ext2, ext4 and tmpfs under every policy
 #           the kernel has, and stress-ng on ext4 under the default policy
-#           (keys: the ops counts below)
+#           (keys: the ops counts below); under the default policy also
+#           fs_mark, postmark and dbench on each filesystem and readdir +
+#           rmdir after lookup misses on tmpfs (TOOLS=1; keys FSMARK_*,
+#           PM_*, DBENCH_*, NEGDIR_*)
 # Filesystems are mounted from their recipes (fs-images/, through
 # scripts/variant.sh); DISKS (from bench/run.sh) says which disk holds
 # which image, e.g. "ext2=vda ext4=vdb".  POLICIES (from bench/run.sh,
@@ -36,6 +39,15 @@ STAT=30000 OPENCLOSE=20000 NFILES=1000
 MIXLOCK=1000 HELDLOCK=1000 SHORTFILESET=4000 SHORT_NFILES=100
 SNG_DENTRY=1000 SNG_TOUCH=1000 SNG_FILENAME=200 SNG_LINK=1 SNG_RENAME=1000
 SNG_DIR=500 STRESS=1 POLICIES='' DISKS=
+# the field's tools, default policy only: fs_mark creates FSMARK_N empty
+# files in each of FSMARK_DIRS directories (one thread each), then every
+# file is unlinked (timed); postmark: PM_NUMBER files of PM_SIZE bytes,
+# PM_TRANS transactions; dbench: DBENCH_CLIENTS clients for DBENCH_T
+# seconds (at least 2: with 1 dbench reports 0 MB/s); negdir: NEGDIR_FILES
+# files, NEGDIR_MISSES lookup misses, NEGDIR_PASSES readdirs (tmpfs)
+TOOLS=1 FSMARK_DIRS=4 FSMARK_N=1000 PM_NUMBER=500 PM_TRANS=2000
+PM_SIZE='500 4096' DBENCH_T=2 DBENCH_CLIENTS=1
+NEGDIR_MISSES=100000 NEGDIR_FILES=10 NEGDIR_PASSES=100
 for kv in "$@"; do
 	case "$kv" in
 	[A-Z_]*=*) eval "${kv%%=*}=\${kv#*=}" ;;
@@ -88,6 +100,73 @@ stressng() { # STRESSOR OPS
 	rm -rf "$dir"
 }
 
+# tool COMMAND PACKAGE: fail, naming the Debian package, if COMMAND is
+# missing (the guest runs the host's binaries, from the root over 9p)
+tool() {
+	command -v "$1" >/dev/null 2>&1 || {
+		echo "guest.sh: '$1' not found: install the Debian package '$2' (or run 'make deps')" >&2
+		exit 1
+	}
+}
+
+dbench_load=''
+if [ "$part" = tput ] && [ "$TOOLS" = 1 ]; then
+	tool fs_mark fsmark
+	tool postmark postmark
+	tool dbench dbench
+	for f in /usr/share/dbench/client.txt /usr/share/dbench/client.txt.gz; do
+		[ -f "$f" ] && { dbench_load=$f; break; }
+	done
+	case "$dbench_load" in
+	'') echo "guest.sh: dbench's loadfile /usr/share/dbench/client.txt not found: install the Debian package 'dbench'" >&2
+		exit 1 ;;
+	*.gz) zcat "$dbench_load" >/tmp/dbench-client.txt && dbench_load=/tmp/dbench-client.txt ;;
+	esac
+	# read the binaries and their libraries once (the 9p root is
+	# cache=loose): no I/O over 9p, whose wait is host time even under
+	# -icount, inside a timed run
+	for b in fs_mark postmark dbench; do
+		b=$(command -v "$b")
+		# shellcheck disable=SC2046 # a list of paths
+		cat "$b" $(ldd "$b" 2>/dev/null | sed -n 's/.* => \(\/[^ ]*\) .*/\1/p') \
+			"$dbench_load" >/dev/null
+	done
+fi
+
+# tools FS: fs_mark, postmark and dbench on /mnt/FS, timed from outside by
+# ndbench tool, which also counts the negative dentries each left
+tools() {
+	t=$1 d=/mnt/$1
+	set --
+	i=1
+	while [ "$i" -le "$FSMARK_DIRS" ]; do
+		mkdir -p "$d/fsmark/d$i"
+		set -- "$@" -d "$d/fsmark/d$i"
+		i=$((i + 1))
+	done
+	"$bin/ndbench" tool "$d/fsmark" fsmark $((FSMARK_DIRS * FSMARK_N)) \
+		"$d/fsmark.out" 1 fs_mark -S0 -k -s 0 -n "$FSMARK_N" -L 1 \
+		-l "$d/fsmark.fslog" "$@" | tag "$t" default
+	cp "$d/fsmark.out" "$OUT/fsmark-$t.log"
+	rm -rf "$d/fsmark" "$d"/fsmark.*
+	mkdir -p "$d/postmark"
+	printf 'set location %s\nset number %s\nset transactions %s\nset size %s\nset seed 42\nrun\nquit\n' \
+		"$d/postmark" "$PM_NUMBER" "$PM_TRANS" "$PM_SIZE" >"$d/postmark.cfg"
+	"$bin/ndbench" tool "$d/postmark" postmark "$PM_TRANS" "$d/postmark.out" 0 \
+		postmark "$d/postmark.cfg" | tag "$t" default
+	cp "$d/postmark.out" "$OUT/postmark-$t.log"
+	rm -rf "$d/postmark" "$d"/postmark.*
+	# dbench times itself (-t guest seconds): its MB/s as kB/s
+	"$bin/ndbench" tool "$d/dbench" dbench 0 "$d/dbench.out" 0 \
+		dbench -c "$dbench_load" -D "$d/dbench" -t "$DBENCH_T" "$DBENCH_CLIENTS" |
+		tag "$t" default
+	cp "$d/dbench.out" "$OUT/dbench-$t.log"
+	awk '$1 == "Throughput" && $3 == "MB/sec" && $2 > 0 {
+		printf "result dbench %.0f 1000000000\n", $2 * 1000 }' "$d/dbench.out" |
+		tag "$t" default
+	rm -rf "$d/dbench" "$d"/dbench.*
+}
+
 case "$part" in
 mem)
 	for p in $(policies); do
@@ -135,6 +214,15 @@ tput)
 					tag "$fs" "$p"
 				rm -rf "${d:?}/$1"
 			done
+			if [ "$p" = default ] && [ "$TOOLS" = 1 ]; then
+				tools "$fs"
+				# lookup misses cached in a small directory: what
+				# they cost readdir and rmdir (tmpfs: stock keeps none)
+				[ "$fs" != tmpfs ] ||
+					"$bin/ndbench" negdir "$d/negdir" "$NEGDIR_MISSES" \
+						"$NEGDIR_FILES" "$NEGDIR_PASSES" | tag "$fs" "$p"
+				rm -rf "${d:?}/negdir"
+			fi
 			umount "$d"
 		done
 		# stress-ng: ext4, default policy, right after the same sequence
@@ -157,3 +245,6 @@ tput)
 	;;
 esac
 cat /proc/sys/fs/dentry-state >"$OUT/dentry-state"
+# the clock the timings came from (tsc; jiffies would mean 4 ms steps)
+cat /sys/devices/system/clocksource/clocksource0/current_clocksource \
+	>"$OUT/clocksource" 2>/dev/null || true

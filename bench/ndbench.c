@@ -56,6 +56,27 @@
  *                             random toggles: unlink the name if it exists,
  *                             else create it (rnd()'s fixed seed: both
  *                             kernels do the same work)
+ *   tool DIR LABEL OPS LOG CLEAN CMD [ARGS...]
+ *                             an external benchmark (fs_mark, postmark,
+ *                             dbench) timed from outside: CMD runs in DIR
+ *                             with stdout and stderr to LOG; with CLEAN 1
+ *                             every regular file left under DIR is then
+ *                             unlinked, in the timed step (fs_mark keeps
+ *                             its files); a result line (OPS operations
+ *                             over the guest ns of CMD + clean-up) if OPS
+ *                             is above 0, and a count line (the negative
+ *                             dentries left); CMD failing is fatal
+ *   negdir DIR NMISS NFILES PASSES
+ *                             readdir and rmdir of a small directory after
+ *                             lookup misses: NFILES files in DIR/d, stat()
+ *                             of NMISS never-existing names in it (untimed;
+ *                             count negdir-misses: the negative dentries
+ *                             they left), then PASSES x opendir+readdir+
+ *                             closedir of DIR/d (result negdir-readdir),
+ *                             unlink of the files (untimed) and one
+ *                             rmdir of DIR/d (result negdir-rmdir, 1 op;
+ *                             count negdir-rmdir: negative dentries left
+ *                             after it, against before the misses)
  *
  * The mix workloads (mixlock, mixlocksame, heldlock) also print
  *
@@ -68,14 +89,17 @@
  * at least 4 x NFILES toggles, so that nearly every name has come and gone).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -530,6 +554,114 @@ static void shortfileset(int n, long long ops)
 	free(exists);
 }
 
+static long long cleaned;
+
+static int unlink_file(const char *path, const struct stat *st, int type,
+		       struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_F || type == FTW_SL) {
+		if (unlink(path))
+			die(path);
+		cleaned++;
+	}
+	return 0;
+}
+
+/* An external benchmark, timed from outside (see the top of the file). */
+static void tool(const char *label, long long ops, const char *log, int clean,
+		 char **cmd)
+{
+	struct timed t = { 0, 0 };
+	long long ns, neg;
+	int status;
+	pid_t pid;
+
+	timed_start(&t);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		int fd = open(log, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			die(log);
+		close(fd);
+		execvp(cmd[0], cmd);
+		die(cmd[0]);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "ndbench tool %s: %s failed (status %#x), see %s\n",
+			label, cmd[0], status, log);
+		exit(1);
+	}
+	if (clean && nftw(".", unlink_file, 64, FTW_PHYS | FTW_DEPTH))
+		die("nftw");
+	ns = now_ns() - t.t0;
+	neg = nr_negative() - t.neg0;
+	if (ops > 0)
+		result(label, ops, ns);
+	printf("count %s negative_delta %lld\n", label, neg);
+	if (clean)
+		printf("count %s cleaned %lld\n", label, cleaned);
+	fflush(stdout);
+}
+
+/* Readdir and rmdir of a small directory after NMISS lookup misses in it. */
+static void negdir(long long nmiss, int nfiles, long long passes)
+{
+	char name[64];
+	struct stat st;
+	struct dirent *de;
+	long long i, neg0, t0, n;
+	DIR *dir;
+
+	mkdir_p("d");
+	for (i = 0; i < nfiles; i++) {
+		snprintf(name, sizeof(name), "d/file%lld", i);
+		touch(name);
+	}
+	settle();
+	neg0 = nr_negative();
+	for (i = 0; i < nmiss; i++) {
+		snprintf(name, sizeof(name), "d/miss%07lld", i);
+		if (!stat(name, &st) || errno != ENOENT)
+			die(name);
+	}
+	printf("count negdir-misses negative_delta %lld\n", nr_negative() - neg0);
+	settle();
+	t0 = now_ns();
+	for (i = 0; i < passes; i++) {
+		dir = opendir("d");
+		if (!dir)
+			die("opendir d");
+		for (n = 0; (de = readdir(dir)); n++)
+			;
+		closedir(dir);
+		if (n != nfiles + 2) {
+			fprintf(stderr, "ndbench negdir: %lld entries, not %d\n", n,
+				nfiles + 2);
+			exit(1);
+		}
+	}
+	result("negdir-readdir", passes, now_ns() - t0);
+	for (i = 0; i < nfiles; i++) {
+		snprintf(name, sizeof(name), "d/file%lld", i);
+		if (unlink(name))
+			die(name);
+	}
+	settle();
+	t0 = now_ns();
+	if (rmdir("d"))
+		die("rmdir d");
+	result("negdir-rmdir", 1, now_ns() - t0);
+	printf("count negdir-rmdir negative_delta %lld\n", nr_negative() - neg0);
+	fflush(stdout);
+}
+
 static long long vmstat(const char *key)
 {
 	char k[128];
@@ -694,7 +826,7 @@ int main(int argc, char **argv)
 	}
 	w = argv[1];
 	/* resolve HOTFILE before leaving the current directory */
-	char *hot = argc > 4 ? realpath(argv[4], NULL) : NULL;
+	char *hot = argc > 4 && !strcmp(w, "spool") ? realpath(argv[4], NULL) : NULL;
 
 	mkdir_cd(argv[2]);
 	if (!strcmp(w, "mem"))
@@ -723,6 +855,14 @@ int main(int argc, char **argv)
 		heldlock(arg(argc, argv, 3));
 	else if (!strcmp(w, "shortfileset"))
 		shortfileset(arg(argc, argv, 3), arg(argc, argv, 4));
+	else if (!strcmp(w, "tool")) {
+		if (argc < 8) {
+			fprintf(stderr, "usage: ndbench tool DIR LABEL OPS LOG CLEAN CMD [ARGS...]\n");
+			return 2;
+		}
+		tool(argv[3], arg(argc, argv, 4), argv[5], arg(argc, argv, 6), argv + 7);
+	} else if (!strcmp(w, "negdir"))
+		negdir(arg(argc, argv, 3), arg(argc, argv, 4), arg(argc, argv, 5));
 	else if (!strcmp(w, "spool")) {
 		if (!hot)
 			die(argc > 4 ? argv[4] : "spool: no HOTFILE");

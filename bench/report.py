@@ -18,8 +18,9 @@ RUN_DIR:
     data.csv      every timed result of every boot
     ratios.csv    medians, spreads and ratios per workload
     mem.csv       the reproducer's counters after every round
-    counts.csv    the negative dentries the mix workloads' spools left
-                  (written when a boot gave any)
+    counts.csv    the negative dentries the mix workloads' spools, the
+                  tools (fs_mark, postmark, dbench) and the tmpfs
+                  readdir/rmdir test left (written when a boot gave any)
     pc.csv        the page cache counters
     mem.png       negative dentries and dentry slab over rounds
     ratios.png    patched/stock throughput ratios with spread, noise floor
@@ -53,11 +54,32 @@ WORKLOADS = [
     ("newnames", "Always-new names (create, close, unlink)", "create+unlink/s"),
     ("stat", "stat() of existing files (cost of ->d_delete)", "stat/s"),
     ("openclose", "open()+close() of existing files (cost of ->d_delete)", "open+close/s"),
+    ("fsmark", "fs_mark: create empty files in 4 directories (one thread each), then unlink "
+     "them all", "files/s"),
+    ("postmark", "postmark: mail-spool load (create, delete, read, append)", "transactions/s"),
+    ("dbench", "dbench: file-server load (client.txt), dbench's own throughput", "kB/s"),
+    ("negdir-readdir", "tmpfs: readdir of a small directory after lookup misses in it",
+     "readdirs/s"),
+    ("negdir-rmdir", "tmpfs: rmdir of the same directory (files unlinked before)", "rmdir/s"),
 ]
+# the field's tools and the tmpfs readdir/rmdir test: default policy only,
+# their tables after stress-ng
+TOOLS = ["fsmark", "postmark", "dbench"]
+LATE = TOOLS + ["negdir-readdir", "negdir-rmdir"]
 STRESSORS = ["dentry", "touch", "filename", "link", "rename", "dir"]
 # the workloads that print "count WORKLOAD negative_delta N": the negative
 # dentries their spools left (nr_negative after the timed loop - before)
 COUNTED = [w for w, _, _ in WORKLOADS if w.startswith(("mixlock", "heldlock"))]
+# workloads whose tables show the negative dentries left (count lines):
+# the mix workloads, the tools (nr_negative after the tool and, for
+# fs_mark, the unlink of its files - before) and negdir (after rmdir -
+# before the misses)
+SHOWN_COUNTS = COUNTED + LATE
+# the count line a table shows, where it is not the workload's own
+COUNT_LABEL = {"negdir-readdir": "negdir-misses"}
+# negative dentries the tools left: (tools, filesystems, maximum ratio
+# patched/stock), default policy
+TOOL_COUNT_GOAL = (["fsmark", "postmark"], ["ext2", "ext4"], 0.01)
 # (filesystems, maximum ratio patched/stock) of their sum, default policy
 COUNT_GOAL = (["ext2", "ext4"], 0.01)
 # (workload, filesystems, minimum ratio patched/stock) under the default policy
@@ -69,7 +91,8 @@ GOALS = [
     ("relock", FSS, 0.97),
     ("fileset", FSS, 0.97),
     ("webproxy", FSS, 0.97),
-] + [(w, FSS, 0.99) for w, _, _ in WORKLOADS if w in COUNTED or w == "shortfileset"]
+] + [(w, FSS, 0.99) for w, _, _ in WORKLOADS if w in COUNTED or w == "shortfileset"] + [
+    (w, FSS, 0.99) for w in TOOLS]
 
 
 def read_lines(path):
@@ -482,7 +505,10 @@ def plot_mem(run):
 
 def plot_ratios(run, comps, policies, out, title):
     d = run.d
-    rows = [c for c in comps if c["policy"] in policies]
+    # negdir's ratios (a walk of every cached miss against none) would
+    # squash the scale: they are in summary.md
+    rows = [c for c in comps if c["policy"] in policies
+            and not c["workload"].startswith("negdir")]
     if not rows:
         return None
     name = out.replace(".png", ".dat")
@@ -569,6 +595,22 @@ def goal_rows(run, comps):
             ok = "met (stock keeps none either)" if pd < 100 else "MISSED (patched keeps them)"
         rows.append((f"negative dentries the spools left, mix workloads, {fs}",
                      f"<= {goal:.2f}", res, ok))
+    # the negative dentries fs_mark and postmark left
+    tools, fss, goal = TOOL_COUNT_GOAL
+    for wl in tools:
+        for fs in fss:
+            sd = run.count("stock", fs, "default", wl)
+            pd = run.count("patched", fs, "default", wl)
+            if sd is None or pd is None:
+                continue
+            if sd >= 100:
+                r = pd / sd
+                res = f"{r:.4f} ({fmt(pd, 0)} vs {fmt(sd, 0)})"
+                ok = "met" if r <= goal else f"MISSED by {r - goal:.4f}"
+            else:
+                res = f"n/a: stock leaves {fmt(sd, 0)}, patched {fmt(pd, 0)}"
+                ok = "met (stock keeps none either)" if pd < 100 else "MISSED (patched keeps them)"
+            rows.append((f"negative dentries {wl} left, {fs}", f"<= {goal:.2f}", res, ok))
     by = {(c["workload"], c["fs"], c["policy"]): c for c in comps}
     for wl, fss, goal in GOALS:
         for fs in fss:
@@ -658,13 +700,29 @@ def write_headline(run, comps):
     rows.append(["negative dentries the spools left, spool + lock file workloads "
                  "(patched vs stock)", f"<= {COUNT_GOAL[1]:.2f}"]
                 + [count_cell(fs) for fs in FSS])
+
+    def tool_count_cell(wl, fs):
+        sd = run.count("stock", fs, "default", wl)
+        pd = run.count("patched", fs, "default", wl)
+        if sd is None or pd is None:
+            return "not run"
+        cell = f"{fmt(pd, 0)} vs {fmt(sd, 0)}"
+        tools, fss, goal = TOOL_COUNT_GOAL
+        return f"**{cell}**" if fs in fss and pd > goal * sd else cell
+
+    for wl in TOOL_COUNT_GOAL[0]:
+        rows.append([f"negative dentries {wl} left (patched vs stock)",
+                     f"<= {TOOL_COUNT_GOAL[2]:.2f}"] + [tool_count_cell(wl, fs) for fs in FSS])
     names = {"miss": "lookup misses", "newnames": "always-new names",
              "stat": "stat() of existing files", "openclose": "open+close of existing files",
              "relock": "delete-then-create, same name at once (lock file)",
              "fileset": "delete-then-create, names back after others (fileset)",
              "webproxy": "webproxy-like (fileset + write + reads)",
              "heldlock": "spool + lock file unlinked while open",
-             "shortfileset": "short fileset (random create/unlink of few names)"}
+             "shortfileset": "short fileset (random create/unlink of few names)",
+             "fsmark": "fs_mark create + unlink (files/s)",
+             "postmark": "postmark (transactions/s)",
+             "dbench": "dbench (its MB/s)"}
     for wl in COUNTED:
         m = re.match(r"(mixlock|mixlocksame)-(\d+:\d+)$", wl)
         if m:
@@ -868,17 +926,64 @@ def write_summary(run, comps, pngs):
     # ---- throughput tables
     unit_mode = "emulated, " + ("icount" if mode == "icount" else "plain TCG")
     sec = {"miss": 3, "relock": 4, "fileset": 4, "webproxy": 4, "newnames": 5,
-           "stat": 6, "openclose": 6}
-    for wl, title, unit in WORKLOADS:
+           "stat": 6, "openclose": 6, "fsmark": 8, "postmark": 8, "dbench": 8,
+           "negdir-readdir": 9, "negdir-rmdir": 9}
+    workload_tables(L, run, comps, [w for w in WORKLOADS if w[0] not in LATE], sec, unit_mode)
+    stress_table(L, comps, unit_mode)
+    workload_tables(L, run, comps, [w for w in WORKLOADS if w[0] in LATE], sec, unit_mode)
+    if "ratios.png" in pngs:
+        L.append("## Plots\n")
+        L.append("![throughput ratios](ratios.png)\n")
+    if "policies.png" in pngs:
+        L.append("![ratios under negdentry=all and none](policies.png)\n")
+    L.append("## Files\n")
+    L.append("data.csv (every timed result), ratios.csv, mem.csv, pc.csv, config.txt, "
+             "plotdata/ (gnuplot inputs); per boot: mem/KERNEL/, pc/KERNEL-FS/, "
+             "tput/rREP-BOOT/ with console.log, guest.log, raw.txt, mounts.txt, "
+             "stress-ng YAML and the tools' output (fsmark-FS.log, postmark-FS.log, "
+             "dbench-FS.log).\n")
+    with open(os.path.join(d, "summary.md"), "w") as f:
+        f.write("\n".join(L))
+
+
+TOOL_NOTES = {
+    "fsmark": "`fs_mark -S0 -k -s 0 -n FSMARK_N -L 1 -d DIR1 .. -d DIR4` (no sync, empty "
+              "files, one thread per directory), then every file it made unlinked; "
+              "files/s = FSMARK_DIRS x FSMARK_N over the guest time of both (timed from "
+              "outside: fs_mark's own files/s covers only the creates). Default policy "
+              "only.",
+    "postmark": "`set number PM_NUMBER`, `set transactions PM_TRANS`, `set size PM_SIZE`, "
+                "`set seed 42`, location on the filesystem; transactions/s = PM_TRANS over "
+                "the guest time of the whole run (initial creates, transactions, deletes), "
+                "timed from outside: postmark's own rates are in whole seconds. Default "
+                "policy only.",
+    "dbench": "`dbench -c /usr/share/dbench/client.txt -t DBENCH_T DBENCH_CLIENTS`: "
+              "dbench's own `Throughput` (MB/s x 1000 = kB/s), measured by dbench in guest "
+              "time (DBENCH_T guest seconds); dbench cleans up (deltree) at the end. "
+              "Default policy only.",
+    "negdir-readdir": "tmpfs only: NEGDIR_FILES files in a directory, stat() of "
+                      "NEGDIR_MISSES never-existing names in it (untimed), then "
+                      "NEGDIR_PASSES x opendir+readdir+closedir; ns/op = one readdir "
+                      "(6.1's dcache_readdir walks the directory's negative children). "
+                      "Default policy only.",
+    "negdir-rmdir": "tmpfs only: the files unlinked (untimed), then one rmdir of the "
+                    "directory (1 op; ns/op = its guest time: vfs_rmdir's "
+                    "shrink_dcache_parent frees the cached misses). Default policy only.",
+}
+
+
+def workload_tables(L, run, comps, workloads, sec, unit_mode):
+    for wl, title, unit in workloads:
         rows = []
         for c in comps:
             if c["workload"] != wl:
                 continue
             n = c.get("noise") if c["policy"] == "default" else None
             extra = []
-            if wl in COUNTED:
-                sc = run.count("stock", c["fs"], "default", wl)
-                pc = run.count("patched", c["fs"], c["policy"], wl)
+            if wl in SHOWN_COUNTS:
+                cl = COUNT_LABEL.get(wl, wl)
+                sc = run.count("stock", c["fs"], "default", cl)
+                pc = run.count("patched", c["fs"], c["policy"], cl)
                 extra = [f"{fmt(sc, 0) if sc is not None else '-'} / "
                          f"{fmt(pc, 0) if pc is not None else '-'}"]
             rows.append(tuple(extra) + (c["fs"], "lookup (default)" if c["policy"] == "default" else c["policy"],
@@ -892,23 +997,34 @@ def write_summary(run, comps, pngs):
         if not rows:
             continue
         # counts first in the tuple: move them to the last column
-        if wl in COUNTED:
+        if wl in SHOWN_COUNTS:
             rows = [r[1:] + r[:1] for r in rows]
         L.append(f"## {sec.get(wl, 4)}. {title}\n")
         ns = sorted({c["n"] for c in comps if c["workload"] == wl})
         L.append(f"{unit} ({unit_mode}); median [min-max] over "
                  f"{ns[0] if len(ns) == 1 else f'{ns[0]}-{ns[-1]}'} repetitions; ratio: "
                  "median [min-max] of the per-repetition ratios.\n")
+        if wl in TOOL_NOTES:
+            L.append(TOOL_NOTES[wl] + "\n")
         if wl in COUNTED:
             L.append("Last column: negative dentries left by the timed loop "
                      "(nr_negative after - before, median over repetitions), stock / "
                      "patched under the row's policy; the spool's always-new names "
                      "make up all but at most one of them (the lock file's).\n")
+        elif wl in SHOWN_COUNTS:
+            L.append("Last column: negative dentries left (global nr_negative after - "
+                     "before, median over repetitions; exact counts), stock / patched."
+                     + (" For readdir: those the misses left, before the readdirs; for "
+                        "rmdir: after the rmdir, against before the misses."
+                        if wl.startswith("negdir") else "") + "\n")
         L.append(md_table(["fs", "patched policy", f"stock {unit}", f"patched {unit}",
                            "ratio patched/stock", "guest ns/op stock / patched (diff)",
                            "noise floor stock/stock"]
                           + (["negative dentries left, stock / patched"]
-                             if wl in COUNTED else []), rows))
+                             if wl in SHOWN_COUNTS else []), rows))
+
+
+def stress_table(L, comps, unit_mode):
     rows = []
     for c in comps:
         if not c["workload"].startswith("stress-"):
@@ -930,18 +1046,6 @@ def write_summary(run, comps, pngs):
                  "floor).\n")
         L.append(md_table(["stressor", "stock bogo-ops/s", "patched bogo-ops/s",
                            "ratio patched/stock", "noise floor stock/stock"], rows))
-    if "ratios.png" in pngs:
-        L.append("## Plots\n")
-        L.append("![throughput ratios](ratios.png)\n")
-    if "policies.png" in pngs:
-        L.append("![ratios under negdentry=all and none](policies.png)\n")
-    L.append("## Files\n")
-    L.append("data.csv (every timed result), ratios.csv, mem.csv, pc.csv, config.txt, "
-             "plotdata/ (gnuplot inputs); per boot: mem/KERNEL/, pc/KERNEL-FS/, "
-             "tput/rREP-BOOT/ with console.log, guest.log, raw.txt, mounts.txt and "
-             "stress-ng YAML.\n")
-    with open(os.path.join(d, "summary.md"), "w") as f:
-        f.write("\n".join(L))
 
 
 def few(c, comps):
