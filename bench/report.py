@@ -558,6 +558,18 @@ def mem_growth(run, fs, idx):
     return sd, pd
 
 
+def count_goal(sd, pd, goal):
+    """The result and verdict of a goal on the negative dentries a workload
+    left: patched at most GOAL of stock, judged only when stock left at
+    least 100."""
+    if sd >= 100:
+        r = pd / sd
+        return (f"{r:.4f} ({fmt(pd, 0)} vs {fmt(sd, 0)})",
+                "met" if r <= goal else f"MISSED by {r - goal:.4f}")
+    return (f"n/a: stock leaves {fmt(sd, 0)}, patched {fmt(pd, 0)}",
+            "met (stock keeps none either)" if pd < 100 else "MISSED (patched keeps them)")
+
+
 def goal_rows(run, comps):
     rows = []
     # memory goals: growth after the reproducer, default policy
@@ -586,13 +598,7 @@ def goal_rows(run, comps):
         if not g:
             continue
         sd, pd = g
-        if sd >= 100:
-            r = pd / sd
-            res = f"{r:.4f} ({fmt(pd, 0)} vs {fmt(sd, 0)})"
-            ok = "met" if r <= goal else f"MISSED by {r - goal:.4f}"
-        else:
-            res = f"n/a: stock leaves {fmt(sd, 0)}, patched {fmt(pd, 0)}"
-            ok = "met (stock keeps none either)" if pd < 100 else "MISSED (patched keeps them)"
+        res, ok = count_goal(sd, pd, goal)
         rows.append((f"negative dentries the spools left, mix workloads, {fs}",
                      f"<= {goal:.2f}", res, ok))
     # the negative dentries fs_mark and postmark left
@@ -603,13 +609,7 @@ def goal_rows(run, comps):
             pd = run.count("patched", fs, "default", wl)
             if sd is None or pd is None:
                 continue
-            if sd >= 100:
-                r = pd / sd
-                res = f"{r:.4f} ({fmt(pd, 0)} vs {fmt(sd, 0)})"
-                ok = "met" if r <= goal else f"MISSED by {r - goal:.4f}"
-            else:
-                res = f"n/a: stock leaves {fmt(sd, 0)}, patched {fmt(pd, 0)}"
-                ok = "met (stock keeps none either)" if pd < 100 else "MISSED (patched keeps them)"
+            res, ok = count_goal(sd, pd, goal)
             rows.append((f"negative dentries {wl} left, {fs}", f"<= {goal:.2f}", res, ok))
     by = {(c["workload"], c["fs"], c["policy"]): c for c in comps}
     for wl, fss, goal in GOALS:
