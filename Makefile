@@ -14,7 +14,7 @@ KERNEL ?= patched
 export KERNELS FS TESTS SUITES NFS_FS STRESS_FS DEBUG_KERNELS DEBUG_FS DEBUG_TESTS
 export DEBUG_NFS_FS DEBUG_NFS_VERSIONS BUILD_DIR RESULTS_DIR
 export STRESS_OPS STRESS_SEED STRESS_PHASES STRESS_EIO_FS
-export FSTESTS_CONFIGS FSTESTS_TESTS FSTESTS_TIMEOUT
+export FSTESTS_CONFIGS FSTESTS_TESTS FSTESTS_TIMEOUT FSTESTS_TEST_TIMEOUT
 
 S := scripts
 
@@ -67,11 +67,10 @@ soak:
 
 ## fstests: every test of fstests/tests on every configuration (ext4 with
 ##   each policy, ext2, tmpfs, NFS 3 and 4.2 over ext4 and tmpfs), stock and
-##   patched; the side-by-side report in RUN/fstests.md (fstests/README.md)
+##   patched, their boots side by side; the report in
+##   results/fstests-latest/fstests.md (fstests/README.md)
 fstests: kernels
-	FSTESTS_TESTS=$(or $(FSTESTS_TESTS),all) SUITES=fstests bash $(S)/check.sh; \
-		rc=$$?; python3 fstests/report.py summary $(or $(RESULTS_DIR),results)/latest \
-		--out $(or $(RESULTS_DIR),results)/latest/fstests.md || rc=1; exit $$rc
+	bash fstests/run.sh
 
 ## bench: benchmarks, stock vs patched side by side, report in results/
 bench: kernels

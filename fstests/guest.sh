@@ -92,9 +92,37 @@ config() { # CONFIG
 	esac
 }
 
+# watchdog FILE: one hung test must not cost the rest of the run (the
+# boot's timeout would end it).  A test still running after test_timeout
+# seconds is killed with its processes and noted in FILE ("TEST SECONDS");
+# fstests then reports it as failed and goes on to the next test.
+test_timeout=${FSTESTS_TEST_TIMEOUT:-600}	# check.sh passes it
+watchdog() {
+	local pid seen='' since=0 t
+	while sleep 5; do
+		pid=$(pgrep -of '^/bin/bash ([^ ]*/)?tests/[a-z0-9]+/[0-9]+$') || { seen=''; continue; }
+		if [ "$pid" != "$seen" ]; then
+			seen=$pid since=$SECONDS
+		elif [ $((SECONDS - since)) -ge "$test_timeout" ]; then
+			t=$(tr '\0' ' ' <"/proc/$pid/cmdline" | sed 's|.*/tests/||; s/ *$//')
+			echo "$t $((SECONDS - since))" >>"$1"
+			echo "watchdog: killing $t after $((SECONDS - since)) s" >/dev/kmsg
+			killtree "$pid"
+		fi
+	done
+}
+killtree() { # PID
+	local c
+	kill -STOP "$1" 2>/dev/null
+	for c in $(pgrep -P "$1"); do
+		killtree "$c"
+	done
+	kill -KILL "$1" 2>/dev/null
+}
+
 # run CONFIG: fstests' check on it, then its result.xml as TAP
 run() { # CONFIG
-	local c=$1 res=$OUT/$1
+	local c=$1 res=$OUT/$1 dog
 	mkdir -p "$res/results" /mnt/test /mnt/scratch
 	if ! config "$c" >"$work/local.config"; then
 		printf 'TAP version 13\n1..1\nnot ok 1 - unknown fstests configuration %s\n' \
@@ -103,9 +131,17 @@ run() { # CONFIG
 	fi
 	excludes "$c" >"$res/exclude"
 	echo "--- $c ($(cut -d' ' -f1 /proc/uptime) s)"
+	watchdog "$res/results/timed-out" &
+	dog=$!
+	# fscrypt tests need a session keyring, which a login gets from
+	# pam_keyinit and a guest whose PID 1 is a script lacks: without one,
+	# keyctl padd fails with ENOKEY, and generic/397 failed (stdin
+	# /dev/null) or hung (stdin the console).  No test reads stdin.
 	# shellcheck disable=SC2086 # a list of tests
-	(cd "$work" && ./check -R xunit-quiet -E "$res/exclude" $tests) >"$res/check.out" 2>&1
+	(cd "$work" && keyctl session - ./check -R xunit-quiet -E "$res/exclude" $tests) \
+		</dev/null >"$res/check.out" 2>&1
 	echo "fstests check exit status $?" >>"$res/check.out"
+	killtree "$dog"	# and its sleep, which would keep $OUT busy
 	tail -n 4 "$res/check.out"
 	# shellcheck disable=SC2086 # a list of tests
 	python3 "$top/fstests/report.py" tap "$res/results" "$res/exclude" $tests \

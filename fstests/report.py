@@ -5,7 +5,8 @@
       (in the guest) fstests' RESULTS/result.xml as TAP, one line per TEST:
       ok, not ok with fstests' failure message, or SKIP with fstests' own
       "not run" reason, or the reason of EXCLUDE (an fstests -E file); a
-      test that is in neither is "not ok ... did not run".
+      test that is in neither is "not ok ... did not run".  A test named in
+      RESULTS/timed-out (guest.sh's watchdog) is "not ok ... killed".
 
   report.py summary RUN [--out FILE]
       (on the host) per configuration, each kernel's run, passed, failed and
@@ -37,6 +38,15 @@ def tap(results, exclude, tests):
                 outcome[name] = ('notrun', skip.get('message') or 'not run')
             else:
                 outcome[name] = ('pass', case.get('time') + ' s')
+    killed = {}
+    dog = os.path.join(results, 'timed-out')
+    if os.path.exists(dog):
+        for line in open(dog):
+            t, _, secs = line.strip().partition(' ')
+            killed[t] = secs
+    for t, secs in killed.items():
+        outcome[t] = ('fail', 'killed by the watchdog after %s s (FSTESTS_TEST_TIMEOUT): %s'
+                      % (secs, outcome.get(t, (None, 'no result'))[1]))
     excluded = {}
     if os.path.exists(exclude):
         for line in open(exclude):

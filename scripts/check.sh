@@ -31,6 +31,8 @@
 #            the local ones and nfs4.2-ext4 (CI's time budget: each NFS
 #            configuration costs about 100 s per kernel)
 #   FSTESTS_TIMEOUT  seconds one fstests boot may take (default 3600)
+#   FSTESTS_TEST_TIMEOUT  seconds one fstests test may take before the
+#            guest kills it as hung (default 600)
 #   BOOT_OPTS extra scripts/boot.sh options for every boot, e.g.
 #            "--mem 384 --timeout 14400" (make soak)
 #   EXPECT   "series": hold every kernel to what the full series promises
@@ -63,6 +65,7 @@ else
 	FSTESTS_CONFIGS=${FSTESTS_CONFIGS:-ext4 ext4-all ext4-none ext2 tmpfs nfs3-ext4 nfs4.2-ext4 nfs3-tmpfs nfs4.2-tmpfs}
 fi
 FSTESTS_TIMEOUT=${FSTESTS_TIMEOUT:-3600}
+FSTESTS_TEST_TIMEOUT=${FSTESTS_TEST_TIMEOUT:-600}
 BOOT_OPTS=${BOOT_OPTS:-}
 run=''
 while [ $# -gt 0 ]; do
@@ -141,7 +144,8 @@ run_suite() {
 	stress) variants=$STRESS_FS entry=("$TOP/stress/guest.sh" "$BUILD_DIR/stress") ;;
 	fstests) variants="ext4 ext2"	# vda, vdb; vdc is the scratch disk
 		# shellcheck disable=SC2206 # a list
-		entry=("$TOP/fstests/guest.sh" "$BUILD_DIR/fstests/src" "$(fstests_list)"
+		entry=(env "FSTESTS_TEST_TIMEOUT=$FSTESTS_TEST_TIMEOUT"
+			"$TOP/fstests/guest.sh" "$BUILD_DIR/fstests/src" "$(fstests_list)"
 			$FSTESTS_CONFIGS)
 		# fstests fills its test and scratch filesystems (generic/013's
 		# fsstress ran out of space in the recipes' 256 MiB)
