@@ -15,6 +15,9 @@
 #           fs_mark, postmark and dbench on each filesystem and readdir +
 #           rmdir after lookup misses on tmpfs (TOOLS=1; keys FSMARK_*,
 #           PM_*, DBENCH_*, NEGDIR_*)
+#   smp     two threads stat()ing and open()ing SMP_FILES files (each
+#           count in the list) on ext2, ext4 and tmpfs, default policy, in
+#           a 2-vCPU guest (keys: SMP_FILES, SMP_OPS per thread)
 # Filesystems are mounted from their recipes (fs-images/, through
 # scripts/variant.sh); DISKS (from bench/run.sh) says which disk holds
 # which image, e.g. "ext2=vda ext4=vdb".  POLICIES (from bench/run.sh,
@@ -48,6 +51,7 @@ SNG_DIR=500 STRESS=1 POLICIES='' DISKS=
 TOOLS=1 FSMARK_DIRS=4 FSMARK_N=1000 PM_NUMBER=500 PM_TRANS=2000
 PM_SIZE='500 4096' DBENCH_T=2 DBENCH_CLIENTS=1
 NEGDIR_MISSES=100000 NEGDIR_FILES=10 NEGDIR_PASSES=100
+SMP_FILES='1 8' SMP_OPS=20000
 for kv in "$@"; do
 	case "$kv" in
 	[A-Z_]*=*) eval "${kv%%=*}=\${kv#*=}" ;;
@@ -237,6 +241,15 @@ tput)
 			stressng dir "$SNG_DIR"
 			umount /mnt/ext4
 		fi
+	done
+	;;
+smp)
+	for fs in ext2 ext4 tmpfs; do
+		mount_fs "$fs" default
+		for n in $SMP_FILES; do
+			"$bin/ndbench" smp "/mnt/$fs/smp$n" "$n" "$SMP_OPS" | tag "$fs" default
+		done
+		umount "/mnt/$fs"
 	done
 	;;
 *)

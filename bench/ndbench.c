@@ -30,7 +30,12 @@
  *   webproxy DIR NFILES OPS   fileset plus a 4 KiB write to the new file
  *                             and 5 x open+read+close of present files
  *                             (filebench webproxy.f's flow); OPS iterations
- *   newnames DIR OPS          always-new names: create+close+unlink
+ *   newnames DIR OPS          always-new names: create+close+unlink; then
+ *                             the reclaim of what the loop left (echo 2 >
+ *                             drop_caches: stock frees its negative
+ *                             dentries there, later, instead of at each
+ *                             unlink): result newnames-reclaim, the loop
+ *                             and the reclaim together
  *   stat DIR NFILES OPS       stat() of existing files, round robin
  *   openclose DIR NFILES OPS  open(O_RDONLY)+close of existing files
  *   spool DIR OPS HOTFILE CHUNK
@@ -66,6 +71,13 @@
  *                             over the guest ns of CMD + clean-up) if OPS
  *                             is above 0, and a count line (the negative
  *                             dentries left); CMD failing is fatal
+ *   smp DIR NFILES OPS        two threads (on two vCPUs) at once, each
+ *                             OPS stat() of NFILES existing files round
+ *                             robin (result smpstat-NFILES, 2 x OPS ops),
+ *                             then each OPS open(O_RDONLY)+close (result
+ *                             smpopen-NFILES): what the d_lock taken by
+ *                             a final dput() with ->d_delete costs when
+ *                             two CPUs share the dentries
  *   negdir DIR NMISS NFILES PASSES
  *                             readdir and rmdir of a small directory after
  *                             lookup misses: NFILES files in DIR/d, stat()
@@ -93,6 +105,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,6 +399,16 @@ static void fileset(const char *label, int n, long long ops, int data)
 	result(label, ops, now_ns() - t0);
 }
 
+/* reclaim every unused dentry and inode (what memory pressure would do) */
+static void drop_slab(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	if (fd < 0 || write(fd, "2\n", 2) != 2)
+		die("/proc/sys/vm/drop_caches");
+	close(fd);
+}
+
 static void newnames(long long ops)
 {
 	char name[64];
@@ -402,6 +425,8 @@ static void newnames(long long ops)
 			die(name);
 	}
 	result("newnames", ops, now_ns() - t0);
+	drop_slab();
+	result("newnames-reclaim", ops, now_ns() - t0);
 }
 
 static void existing(const char *label, int n, long long ops, int do_open)
@@ -436,6 +461,78 @@ static void existing(const char *label, int n, long long ops, int do_open)
 		}
 	}
 	result(label, ops, now_ns() - t0);
+	free(names);
+}
+
+struct smp_arg {
+	char (*names)[16];
+	int n;
+	long long ops;
+	pthread_barrier_t *bar;
+};
+
+/* between the barriers: OPS stat(), then OPS open+close */
+static void *smp_thread(void *p)
+{
+	struct smp_arg *a = p;
+	struct stat st;
+	long long i;
+	int fd;
+
+	pthread_barrier_wait(a->bar);
+	for (i = 0; i < a->ops; i++)
+		if (stat(a->names[i % a->n], &st))
+			die(a->names[i % a->n]);
+	pthread_barrier_wait(a->bar);
+	pthread_barrier_wait(a->bar);
+	for (i = 0; i < a->ops; i++) {
+		fd = open(a->names[i % a->n], O_RDONLY);
+		if (fd < 0)
+			die(a->names[i % a->n]);
+		close(fd);
+	}
+	pthread_barrier_wait(a->bar);
+	return NULL;
+}
+
+static void smp(int n, long long ops)
+{
+	char (*names)[16] = malloc((size_t)n * sizeof(*names));
+	char label[32];
+	struct stat st;
+	pthread_barrier_t bar;
+	pthread_t th[2];
+	struct smp_arg a;
+	long long t0;
+	int i;
+
+	if (!names)
+		die("malloc");
+	for (i = 0; i < n; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%d", i);
+		touch(names[i]);
+		if (stat(names[i], &st))
+			die(names[i]);
+	}
+	a = (struct smp_arg){ names, n, ops, &bar };
+	pthread_barrier_init(&bar, NULL, 3);
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, smp_thread, &a))
+			die("pthread_create");
+	settle();
+	t0 = now_ns();
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	snprintf(label, sizeof(label), "smpstat-%d", n);
+	result(label, 2 * ops, now_ns() - t0);
+	t0 = now_ns();
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	snprintf(label, sizeof(label), "smpopen-%d", n);
+	result(label, 2 * ops, now_ns() - t0);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&bar);
 	free(names);
 }
 
@@ -861,7 +958,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		tool(argv[3], arg(argc, argv, 4), argv[5], arg(argc, argv, 6), argv + 7);
-	} else if (!strcmp(w, "negdir"))
+	} else if (!strcmp(w, "smp"))
+		smp(arg(argc, argv, 3), arg(argc, argv, 4));
+	else if (!strcmp(w, "negdir"))
 		negdir(arg(argc, argv, 3), arg(argc, argv, 4), arg(argc, argv, 5));
 	else if (!strcmp(w, "spool")) {
 		if (!hot)

@@ -52,6 +52,8 @@ WORKLOADS = [
     ("heldlock", "Lock file unlinked while open, + spool", "iterations/s"),
     ("shortfileset", "Short fileset (random create/unlink of few names)", "toggles/s"),
     ("newnames", "Always-new names (create, close, unlink)", "create+unlink/s"),
+    ("newnames-reclaim", "Always-new names, then the reclaim of what they left (steady state)",
+     "create+unlink/s"),
     ("stat", "stat() of existing files (cost of ->d_delete)", "stat/s"),
     ("openclose", "open()+close() of existing files (cost of ->d_delete)", "open+close/s"),
     ("fsmark", "fs_mark: create empty files in 4 directories (one thread each), then unlink "
@@ -61,6 +63,10 @@ WORKLOADS = [
     ("negdir-readdir", "tmpfs: readdir of a small directory after lookup misses in it",
      "readdirs/s"),
     ("negdir-rmdir", "tmpfs: rmdir of the same directory (files unlinked before)", "rmdir/s"),
+    ("smpstat-1", "2 vCPUs: two threads stat() one file", "stat/s"),
+    ("smpstat-8", "2 vCPUs: two threads stat() 8 files", "stat/s"),
+    ("smpopen-1", "2 vCPUs: two threads open()+close() one file", "open+close/s"),
+    ("smpopen-8", "2 vCPUs: two threads open()+close() 8 files", "open+close/s"),
 ]
 # the field's tools and the tmpfs readdir/rmdir test: default policy only,
 # their tables after stress-ng
@@ -75,6 +81,8 @@ COUNTED = [w for w, _, _ in WORKLOADS if w.startswith(("mixlock", "heldlock"))]
 # fs_mark, the unlink of its files - before) and negdir (after rmdir -
 # before the misses)
 SHOWN_COUNTS = COUNTED + LATE
+# the smp part (bench/run.sh): plain TCG, 2 vCPUs, their own tables last
+SMP = [w for w, _, _ in WORKLOADS if w.startswith("smp")]
 # the count line a table shows, where it is not the workload's own
 COUNT_LABEL = {"negdir-readdir": "negdir-misses"}
 # negative dentries the tools left: (tools, filesystems, maximum ratio
@@ -144,7 +152,7 @@ class Run:
         # (tput/, mem/, pc/); a published report (bench/sample/) keeps
         # only the CSV files written from them: read those instead.
         self.from_csv = (not any(os.path.isdir(os.path.join(d, p))
-                                 for p in ("tput", "mem", "pc"))
+                                 for p in ("tput", "mem", "pc", "smp"))
                          and os.path.isfile(os.path.join(d, "data.csv")))
         self.failed = {}  # boot ("tput/r3-patched", "pc/stock-ext4") -> why
         self.parts = self.cfg.get("parts", "mem pc tput").split()
@@ -164,7 +172,9 @@ class Run:
         self.rows = []
         # counts: (rep, label, fs, policy, workload, key, value)
         self.counts = []
-        for bd in sorted(glob.glob(os.path.join(self.d, "tput", "r*-*"))):
+        # the smp part's boots (smp/rREP-BOOT) give rows of the same form
+        for bd in sorted(glob.glob(os.path.join(self.d, "tput", "r*-*")) +
+                         glob.glob(os.path.join(self.d, "smp", "r*-*"))):
             m = re.match(r"r(\d+)-(.+)$", os.path.basename(bd))
             if not m:
                 continue
@@ -926,11 +936,15 @@ def write_summary(run, comps, pngs):
     # ---- throughput tables
     unit_mode = "emulated, " + ("icount" if mode == "icount" else "plain TCG")
     sec = {"miss": 3, "relock": 4, "fileset": 4, "webproxy": 4, "newnames": 5,
-           "stat": 6, "openclose": 6, "fsmark": 8, "postmark": 8, "dbench": 8,
-           "negdir-readdir": 9, "negdir-rmdir": 9}
-    workload_tables(L, run, comps, [w for w in WORKLOADS if w[0] not in LATE], sec, unit_mode)
+           "newnames-reclaim": 5, "stat": 6, "openclose": 6, "fsmark": 8, "postmark": 8,
+           "dbench": 8, "negdir-readdir": 9, "negdir-rmdir": 9}
+    sec.update({w: 10 for w in SMP})
+    workload_tables(L, run, comps, [w for w in WORKLOADS if w[0] not in LATE + SMP], sec,
+                    unit_mode)
     stress_table(L, comps, unit_mode)
     workload_tables(L, run, comps, [w for w in WORKLOADS if w[0] in LATE], sec, unit_mode)
+    workload_tables(L, run, comps, [w for w in WORKLOADS if w[0] in SMP], sec,
+                    "emulated, plain TCG, 2 vCPUs: host time, see the noise floor")
     if "ratios.png" in pngs:
         L.append("## Plots\n")
         L.append("![throughput ratios](ratios.png)\n")
@@ -947,6 +961,32 @@ def write_summary(run, comps, pngs):
 
 
 TOOL_NOTES = {
+    "smpopen-8": "Two threads at once, each SMP_OPS x open(O_RDONLY)+close() of 8 files, round robin, in a guest with 2 vCPUs under "
+              "plain TCG (icount runs one vCPU), boots one at a time on an otherwise idle "
+              "host: with `->d_delete` set, every final dput() takes the dentry's d_lock, "
+              "which the two CPUs then share. Host time, not instructions: only a ratio "
+              "outside the stock/stock noise floor means something. Default policy only.",
+    "smpopen-1": "Two threads at once, each SMP_OPS x open(O_RDONLY)+close() of one file, in a guest with 2 vCPUs under "
+              "plain TCG (icount runs one vCPU), boots one at a time on an otherwise idle "
+              "host: with `->d_delete` set, every final dput() takes the dentry's d_lock, "
+              "which the two CPUs then share. Host time, not instructions: only a ratio "
+              "outside the stock/stock noise floor means something. Default policy only.",
+    "smpstat-8": "Two threads at once, each SMP_OPS x stat() of 8 files, round robin, in a guest with 2 vCPUs under "
+              "plain TCG (icount runs one vCPU), boots one at a time on an otherwise idle "
+              "host: with `->d_delete` set, every final dput() takes the dentry's d_lock, "
+              "which the two CPUs then share. Host time, not instructions: only a ratio "
+              "outside the stock/stock noise floor means something. Default policy only.",
+    "smpstat-1": "Two threads at once, each SMP_OPS x stat() of one file, in a guest with 2 vCPUs under "
+              "plain TCG (icount runs one vCPU), boots one at a time on an otherwise idle "
+              "host: with `->d_delete` set, every final dput() takes the dentry's d_lock, "
+              "which the two CPUs then share. Host time, not instructions: only a ratio "
+              "outside the stock/stock noise floor means something. Default policy only.",
+    "newnames-reclaim": "The always-new names loop of section 5, plus `echo 2 > "
+                        "/proc/sys/vm/drop_caches` right after it, timed together: stock "
+                        "leaves one negative dentry per name and frees it here (as memory "
+                        "pressure would, later); patched freed it at each unlink, inside "
+                        "the loop. Section 5's ratio is the short window, this one the "
+                        "steady state.",
     "fsmark": "`fs_mark -S0 -k -s 0 -n FSMARK_N -L 1 -d DIR1 .. -d DIR4` (no sync, empty "
               "files, one thread per directory), then every file it made unlinked; "
               "files/s = FSMARK_DIRS x FSMARK_N over the guest time of both (timed from "

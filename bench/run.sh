@@ -5,7 +5,7 @@
 #   bench/run.sh [--mode icount|tcg] [--reps N] [--jobs N] [--quick] [--out DIR]
 #
 # Environment (same meaning as the options): BENCH_MODE, BENCH_REPS,
-# BENCH_JOBS, BENCH_QUICK=1; BENCH_PARTS ("mem pc tput") and BENCH_PC_FS
+# BENCH_JOBS, BENCH_QUICK=1; BENCH_PARTS ("mem pc tput smp") and BENCH_PC_FS
 # (default "ext2 ext4") choose what runs.
 #
 #   mem    the 2002 reproducer, counts (plain TCG, one CPU: counts are exact)
@@ -17,7 +17,13 @@
 #          TCG with --mode tcg; the stock and default-policy boots also
 #          run fs_mark, postmark and dbench on ext2, ext4 and tmpfs, and
 #          readdir + rmdir after lookup misses on tmpfs
+#   smp    two threads stat()ing and open()ing one file and 8 files, 2
+#          vCPUs under plain TCG (icount has one), REPS x (stock, patched,
+#          stock), one boot at a time once everything else is done: host
+#          time, meaningful only on an otherwise idle host
 #
+# Parts can also be added to an existing run: --out DIR with BENCH_PARTS
+# naming the missing ones (same REPS): config.txt then gains their lines.#
 # Boots run JOBS at a time (default 2 for icount and the count boots, whose
 # numbers do not depend on host load; --mode tcg times boots one at a time).
 # Report: results/bench-<date>-<time>/ (linked as results/bench-latest):
@@ -30,7 +36,7 @@ MODE=${BENCH_MODE:-icount}
 REPS=${BENCH_REPS:-}
 JOBS=${BENCH_JOBS:-}
 QUICK=${BENCH_QUICK:-0}
-PARTS=${BENCH_PARTS:-mem pc tput}
+PARTS=${BENCH_PARTS:-mem pc tput smp}
 run=''
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -58,6 +64,7 @@ if [ "$QUICK" = 1 ]; then
 		SNG_FILENAME=50 SNG_LINK=1 SNG_RENAME=300 SNG_DIR=150
 		FSMARK_DIRS=4 FSMARK_N=250 PM_NUMBER=200 PM_TRANS=800 DBENCH_T=2
 		DBENCH_CLIENTS=1 NEGDIR_MISSES=20000 NEGDIR_FILES=10 NEGDIR_PASSES=100)
+	SMP_ARGS=(SMP_OPS=20000)
 else
 	REPS=${REPS:-5}
 	MEM_ARGS=(ROUNDS=10 N=10000)
@@ -69,6 +76,7 @@ else
 		SNG_FILENAME=100 SNG_LINK=1 SNG_RENAME=500 SNG_DIR=300
 		FSMARK_DIRS=4 FSMARK_N=1000 PM_NUMBER=500 PM_TRANS=2000 DBENCH_T=2
 		DBENCH_CLIENTS=1 NEGDIR_MISSES=100000 NEGDIR_FILES=10 NEGDIR_PASSES=100)
+	SMP_ARGS=(SMP_OPS=100000)
 fi
 [ "$REPS" -ge 1 ] || die "--reps must be at least 1"
 
@@ -89,29 +97,37 @@ make -s -C "$TOP/bench" OUT="$BUILD_DIR/bench"
 run=${run:-$RESULTS_DIR/bench-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$run"
 run=$(cd "$run" && pwd)
-ln -sfn "$(basename "$run")" "$RESULTS_DIR/bench-latest" 2>/dev/null || true
+# bench-latest names runs in RESULTS_DIR only (not an --out elsewhere)
+if [ "$(dirname "$run")" = "$(cd "$RESULTS_DIR" 2>/dev/null && pwd)" ]; then
+	ln -sfn "$(basename "$run")" "$RESULTS_DIR/bench-latest"
+fi
 start=$SECONDS
 for k in stock patched; do
 	cp "$KERNELS_DIR/$k/release" "$run/release-$k"
 done
+# a run gaining parts (--out) keeps its settings; report.py reads the
+# last value of each key, and the parts of every invocation
+[ ! -f "$run/config.txt" ] || parts_before=$(sed -n 's/^parts=//p' "$run/config.txt" | tail -n 1)
 {
 	echo "mode=$MODE"
 	echo "reps=$REPS"
 	echo "jobs=$JOBS"
 	echo "quick=$QUICK"
-	echo "parts=$PARTS"
+	echo "parts=${parts_before:+$parts_before }$PARTS"
 	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
 	echo "host_cpus=$(nproc)"
 	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 	echo "mem_args=${MEM_ARGS[*]}"
 	echo "pc_args=${PC_ARGS[*]} fs=$PC_FS"
 	echo "tput_args=${TPUT_ARGS[*]}"
+	echo "smp_args=${SMP_ARGS[*]}"
 	echo "date=$(date -Iseconds)"
-} >"$run/config.txt"
+} >>"$run/config.txt"
 
 # boot_job OUT KERNEL TIMING MEM PART ARGS...: one guest boot of KERNEL
-# (stock, patched) with fresh ext2 and ext4 images; TIMING is icount or
-# tcg; bench/guest.sh PART runs inside and writes OUT/raw.txt.
+# (stock, patched) with fresh ext2 and ext4 images; TIMING is icount, tcg
+# (one vCPU) or tcg2 (two); bench/guest.sh PART runs inside and writes
+# OUT/raw.txt.
 # shellcheck disable=SC2317 # reached through spawn
 boot_job() {
 	local out=$1 k=$2 timing=$3 mem=$4 part=$5 rc=0 t0=$SECONDS
@@ -124,11 +140,16 @@ boot_job() {
 	# fs_mark on ext2/ext4) make the same skew: the watchdog then marks
 	# the TSC unstable and timekeeping falls back to jiffies (4 ms steps
 	# for the rest of the boot); keep the TSC (ns resolution)
-	if [ "$timing" = icount ]; then
-		flags+=(--icount --append tsc=nowatchdog)
-	else
-		flags+=(--smp 1 --append tsc=nowatchdog)
-	fi
+	# Under plain TCG the guest's TSC is the host's, and calibrating it
+	# against the PIT fails when the host is busy (the guest kernel has
+	# no HPET or ACPI PM timer to fall back on): it then times with
+	# jiffies.  Give it the host's TSC rate (any error scales stock and
+	# patched alike).
+	case "$timing" in
+	icount) flags+=(--icount --append tsc=nowatchdog) ;;
+	tcg2) flags+=(--smp 2 --append "tsc=nowatchdog tsc_early_khz=$host_tsc_khz") ;;
+	*) flags+=(--smp 1 --append "tsc=nowatchdog tsc_early_khz=$host_tsc_khz") ;;
+	esac
 	mkdir -p "$out"
 	bash "$TOP/scripts/images.sh" "$out/images" ext2 ext4
 	bash "$TOP/scripts/boot.sh" "${flags[@]}" "$k" -- \
@@ -143,6 +164,10 @@ boot_job() {
 		log "FAILED: ${out#"$run"/} ($k, $timing): exit $rc, see $out/console.log"
 	fi
 }
+
+# the host's TSC rate in kHz (its "cpu MHz"; the guest reads the host's TSC)
+host_tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d\n", $2 * 1000; exit }' /proc/cpuinfo)
+[ -n "$host_tsc_khz" ] || die "no 'cpu MHz' in /proc/cpuinfo: cannot give plain-TCG guests the TSC rate"
 
 # spawn JOBS-LIMIT COMMAND...: run in the background, at most LIMIT at once.
 spawn() {
@@ -187,6 +212,15 @@ case " $PARTS " in *" tput "*)
 			esac
 			spawn "$tjobs" boot_job "$run/tput/r$r-$label" "$k" \
 				"$MODE" 1024 tput "${opts[@]}" "${TPUT_ARGS[@]}"
+		done
+	done ;;
+esac
+case " $PARTS " in *" smp "*)
+	wait	# host time: nothing else may run beside these boots
+	log "smp: $REPS x (stock, patched, stock), 2 vCPUs, plain TCG, one at a time"
+	for r in $(seq 1 "$REPS"); do
+		for label in stock patched stock-b; do
+			boot_job "$run/smp/r$r-$label" "${label%-b}" tcg2 1024 smp "${SMP_ARGS[@]}"
 		done
 	done ;;
 esac
