@@ -513,12 +513,14 @@ def plot_mem(run):
     return "mem.png" if gnuplot("\n".join(g) + "\n") else None
 
 
-def plot_ratios(run, comps, policies, out, title):
+def plot_ratios(run, comps, policies, out, title, smp=False):
     d = run.d
     # negdir's ratios (a walk of every cached miss against none) would
-    # squash the scale: they are in summary.md
+    # squash the scale: they are in summary.md.  The two-CPU rows (plain
+    # TCG, host time) get a plot of their own (smp=True).
     rows = [c for c in comps if c["policy"] in policies
-            and not c["workload"].startswith("negdir")]
+            and not c["workload"].startswith("negdir")
+            and (c["workload"] in SMP) == smp]
     if not rows:
         return None
     name = out.replace(".png", ".dat")
@@ -970,6 +972,8 @@ def write_summary(run, comps, pngs):
         L.append("![throughput ratios](ratios.png)\n")
     if "policies.png" in pngs:
         L.append("![ratios under negdentry=all and none](policies.png)\n")
+    if "smp.png" in pngs:
+        L.append("![two threads on 2 vCPUs](smp.png)\n")
     L.append("## Files\n")
     L.append("data.csv (every timed result), ratios.csv, mem.csv, pc.csv, config.txt, "
              "plotdata/ (gnuplot inputs); per boot: mem/KERNEL/, pc/KERNEL-FS/, "
@@ -1141,7 +1145,10 @@ def main():
                           "(emulated time)"),
               plot_ratios(run, comps, ["all", "none"], "policies.png",
                           f"patched negdentry=all and none / stock, {run.mode} mode "
-                          "(emulated time)")):
+                          "(emulated time)"),
+              plot_ratios(run, comps, ["default"], "smp.png",
+                          "two threads on 2 vCPUs, patched (default policy) / stock, "
+                          "plain TCG (host time)", smp=True)):
         if p:
             pngs.add(p)
     write_summary(run, comps, pngs)
