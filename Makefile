@@ -18,7 +18,7 @@ export FSTESTS_CONFIGS FSTESTS_TESTS FSTESTS_TIMEOUT FSTESTS_TEST_TIMEOUT
 
 S := scripts
 
-.PHONY: all compare deps kernels check lint patch-check prove-tests soak fstests bench bench-sample shell clean help
+.PHONY: all compare deps kernels check lint patch-check prove-tests soak fstests fstests-sample bench bench-sample shell clean help
 
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
@@ -71,6 +71,11 @@ soak:
 ##   results/fstests-latest/fstests.md (fstests/README.md)
 fstests: kernels
 	bash fstests/run.sh
+
+## fstests-sample: make the last make fstests report the committed sample
+##   (fstests/sample/ and its excerpt in README.md)
+fstests-sample:
+	python3 fstests/report.py publish $(or $(RUN),$(or $(RESULTS_DIR),results)/fstests-latest)
 
 ## bench: benchmarks, stock vs patched side by side, report in results/
 bench: kernels
