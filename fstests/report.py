@@ -95,6 +95,14 @@ def read_tap(path):
     return res
 
 
+def host_time(run):
+    try:
+        s = int(open(os.path.join(run, 'host-seconds')).read())
+    except (OSError, ValueError):
+        return ''
+    return ' (%d min of host time, the kernels side by side)' % round(s / 60)
+
+
 def summary(run, out):
     kernels = [k for k in ('stock', 'patched', 'debug') if
                os.path.isdir(os.path.join(run, k, 'fstests'))]
@@ -108,6 +116,13 @@ def summary(run, out):
         for c in sorted(os.listdir(d)):
             if os.path.exists(os.path.join(d, c, 'fstests.tap')) and c not in configs:
                 configs.append(c)
+    # the configurations asked for (fstests/run.sh): one that never ran
+    # has no folder, and must still count as missing
+    try:
+        configs += [c for c in open(os.path.join(run, 'configs')).read().split()
+                    if c not in configs]
+    except OSError:
+        pass
     order = ['ext4', 'ext4-all', 'ext4-none', 'ext2', 'tmpfs', 'nfs3-ext4', 'nfs4.2-ext4',
              'nfs3-tmpfs', 'nfs4.2-tmpfs']
     configs.sort(key=lambda c: (order.index(c) if c in order else len(order), c))
@@ -128,10 +143,11 @@ def summary(run, out):
         return 'ext4' if c.startswith('ext4-') else c
 
     lines = ['# fstests: stock and patched side by side', '',
-             'Run: `%s`; kernels: %s. fstests kdave/xfstests 63a29724a85f, the tests '
-             'of fstests/tests, in QEMU TCG guests.' % (
+             'Run: `%s`; kernels: %s; configurations: %s. fstests kdave/xfstests '
+             '63a29724a85f, the tests of fstests/tests, in QEMU TCG guests%s.' % (
                  os.path.basename(os.path.realpath(run)),
-                 ', '.join('%s %s' % (k, release[k]) for k in kernels)), '',
+                 ', '.join('%s %s' % (k, release[k]) for k in kernels), ' '.join(configs),
+                 host_time(run)), '',
              'Each cell: run / passed / failed / not run. ext4-all and ext4-none exist '
              'only with the series (stock: the option is refused) and are compared with '
              "stock's ext4.", '',
@@ -153,6 +169,8 @@ def summary(run, out):
                 cells.append('**no results**')
                 missing.append('- %s %s: no results (see %s/fstests/guest.log)' % (k, c, k))
         lines.append('| %s | %s |' % (c, ' | '.join(cells)))
+    if not configs:
+        missing.append('- no configuration has results (see stock/fstests/guest.log)')
     regress = []
     diffs = []
     fails = []
