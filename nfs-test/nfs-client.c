@@ -424,9 +424,9 @@ static void race(void);
 static void namespace_ops(void)
 {
 	char p[PATH_LEN], q[PATH_LEN], d[PATH_LEN];
-	struct stat sa, ss;
+	struct stat sa, ss, ha, hs;
 	struct scan_r ra, rs;
-	int i, e, ok;
+	int i, e, ok, nl[4];
 
 	mkdir_a("ns");
 	e = write_file(pa(p, "ns/f"), O_CREAT | O_EXCL, "F");
@@ -453,13 +453,34 @@ static void namespace_ops(void)
 	       "rename back: the old name has the data, the other is gone (%s)",
 	       errname(e));
 
-	ok = !(e = link(p, pa(q, "ns/h")) ? errno : 0) &&
-	     both("ns/f", 0, &sa, &ss) && sa.st_nlink == 2 && ss.st_nlink == 2 &&
-	     both_content("ns/h", "F");
+	/*
+	 * The new link is checked on A by stat alone (the inode of ns/f),
+	 * never read: a read leaves the open context, and with it a
+	 * reference to ns/h's dentry, to the RPC's release, which runs in
+	 * rpciod after the page is unlocked (nfs_readpage_release()).  An
+	 * unlink that comes first finds the dentry busy and silly-renames
+	 * it, on every kernel, and the server then counts 2 links until
+	 * the .nfsXXXX name goes: seen once in CI on the debug kernel.
+	 */
+	nl[0] = nl[1] = nl[2] = nl[3] = 0;
+	e = link(p, pa(q, "ns/h")) ? errno : 0;
+	ok = !e && both("ns/f", 0, &sa, &ss);
+	if (ok) {
+		nl[0] = sa.st_nlink;
+		nl[1] = ss.st_nlink;
+		ok = nl[0] == 2 && nl[1] == 2 && both("ns/h", 0, &ha, &hs) &&
+		     ha.st_ino == sa.st_ino && hs.st_ino == ss.st_ino &&
+		     has_content(ps(d, "ns/h"), "F");
+	}
 	ok = ok && !(e = unlink(q) ? errno : 0) && both("ns/h", ENOENT, NULL, NULL) &&
-	     both("ns/f", 0, &sa, &ss) && sa.st_nlink == 1 && ss.st_nlink == 1;
-	tap_ok(ok, "link, then unlink the link: link count 2 then 1 on A and on the server (%s)",
-	       errname(e));
+	     both("ns/f", 0, &sa, &ss);
+	if (ok) {
+		nl[2] = sa.st_nlink;
+		nl[3] = ss.st_nlink;
+		ok = nl[2] == 1 && nl[3] == 1;
+	}
+	tap_ok(ok, "link, then unlink the link: link count 2 then 1 on A and on the server (A %d then %d, server %d then %d: %s)",
+	       nl[0], nl[2], nl[1], nl[3], errname(e));
 
 	ok = 1;
 	for (i = 0; i < 10 && ok; i++) {
