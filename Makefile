@@ -1,7 +1,10 @@
 # Negative dentries after unlink: per-filesystem d_delete for ext2, ext4 and
-# tmpfs on Debian's linux-source-6.1, and the machinery that proves it.
+# tmpfs on Debian's linux-source-6.1 and linux-source-6.12, and the machinery
+# that proves it.
 #
 # Run 'make help' for the targets.  Every choice is a variable:
+#   BASE     kernel the series is for: 6.1 or 6.12 (default: 6.1); picks
+#            patches/BASE/, build/BASE/ and results/BASE/ for every target
 #   KERNELS  kernels to build/boot            (default: stock patched)
 #   FS       filesystem variants, fs-images/  (default: all)
 #   TESTS    guest test programs per variant  (default: guest/TESTS)
@@ -9,16 +12,18 @@
 #   KERNEL   kernel for 'make shell'          (default: patched)
 #   BUILD_DIR, RESULTS_DIR                    (default: build/, results/)
 
+BASE ?= 6.1
 KERNELS ?= stock patched
 KERNEL ?= patched
-export KERNELS FS TESTS SUITES NFS_FS STRESS_FS DEBUG_KERNELS DEBUG_FS DEBUG_TESTS
+RESULTS = $(or $(RESULTS_DIR),results)/$(BASE)
+export BASE KERNELS FS TESTS SUITES NFS_FS STRESS_FS DEBUG_KERNELS DEBUG_FS DEBUG_TESTS
 export DEBUG_NFS_FS DEBUG_NFS_VERSIONS BUILD_DIR RESULTS_DIR
 export STRESS_OPS STRESS_SEED STRESS_PHASES STRESS_EIO_FS
 export FSTESTS_CONFIGS FSTESTS_TESTS FSTESTS_TIMEOUT FSTESTS_TEST_TIMEOUT
 
 S := scripts
 
-.PHONY: all compare deps kernels check lint patch-check prove-tests soak fstests fstests-sample bench bench-sample shell clean help
+.PHONY: sample-base all compare deps kernels check lint patch-check patch-check-others prove-tests soak fstests fstests-sample bench bench-sample shell clean help
 
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
@@ -32,14 +37,15 @@ compare: kernels
 deps:
 	bash $(S)/deps.sh
 
-## kernels: build the kernels named in KERNELS into build/kernels/
+## kernels: build the kernels named in KERNELS into build/BASE/kernels/
 kernels:
 	bash $(S)/kernel.sh build $(KERNELS)
 
-## check: the tests: lint, patch checks, then every guest suite (fs, nfs and
-##   the fstests smoke tests on stock and patched; smaller fs and nfs suites
-##   and stress on the debug kernel)
-check: lint patch-check
+## check: the tests of BASE: lint, patch checks, then every guest suite (fs,
+##   nfs and the fstests smoke tests on stock and patched; smaller fs and nfs
+##   suites and stress on the debug kernel); and the other bases' series
+##   as text (patch-check-others)
+check: lint patch-check patch-check-others
 	bash $(S)/kernel.sh build stock patched debug
 	bash $(S)/check.sh
 
@@ -52,9 +58,16 @@ lint:
 patch-check:
 	bash $(S)/patch-check.sh
 
+## patch-check-others: for every base but BASE, the patch checks that build
+##   nothing: git am, touched paths, checkpatch (a few minutes; the rest of
+##   another base's checks is 'make check BASE=...')
+OTHER_BASES = $(filter-out $(BASE),$(patsubst patches/%/series,%,$(wildcard patches/*/series)))
+patch-check-others:
+	set -e; for b in $(OTHER_BASES); do BASE=$$b bash $(S)/patch-check.sh apply paths checkpatch; done
+
 ## prove-tests: show that the suites can fail: the fs and nfs suites on each
 ##   prefix of the series, held to the full series, must fail (report in
-##   results/prove-tests-*/report.txt)
+##   results/BASE/prove-tests-*/report.txt)
 prove-tests:
 	bash $(S)/prove-tests.sh
 
@@ -68,29 +81,34 @@ soak:
 ## fstests: every test of fstests/tests on every configuration (ext4 with
 ##   each policy, ext2, tmpfs, NFS 3 and 4.2 over ext4 and tmpfs), stock and
 ##   patched, their boots side by side; the report in
-##   results/fstests-latest/fstests.md (fstests/README.md)
+##   results/BASE/fstests-latest/fstests.md (fstests/README.md)
 fstests: kernels
 	bash fstests/run.sh
 
 ## fstests-sample: make the last make fstests report the committed sample
 ##   (fstests/sample/ and its excerpt in README.md)
-fstests-sample:
-	python3 fstests/report.py publish $(or $(RUN),$(or $(RESULTS_DIR),results)/fstests-latest)
+fstests-sample: sample-base
+	python3 fstests/report.py publish $(or $(RUN),$(RESULTS)/fstests-latest)
 
-## bench: benchmarks, stock vs patched side by side, report in results/
+## bench: benchmarks, stock vs patched side by side, report in results/BASE/
 bench: kernels
 	bash bench/run.sh
 
 ## bench-sample: make the last bench report the committed sample
 ##   (bench/sample/ and the headline table in README.md)
-bench-sample:
-	python3 bench/report.py --publish $(or $(RUN),$(or $(RESULTS_DIR),results)/bench-latest)
+bench-sample: sample-base
+	python3 bench/report.py --publish $(or $(RUN),$(RESULTS)/bench-latest)
+
+# The committed samples and README headlines are 6.1's.
+sample-base:
+	@[ "$(BASE)" = 6.1 ] || { echo "error: the committed samples are BASE=6.1's; a BASE=$(BASE) report stays in $(RESULTS)/" >&2; exit 1; }
 
 ## shell: boot KERNEL with a shell on the console (exit to power off)
 shell:
 	bash $(S)/boot.sh --shell $(KERNEL)
 
-## clean: remove results (build/ keeps the kernel tree; rm -rf build for all)
+## clean: remove results of every base (build/ keeps the kernel trees;
+##   rm -rf build for all)
 clean:
 	rm -rf results
 

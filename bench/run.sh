@@ -26,7 +26,8 @@
 # naming the missing ones (same REPS): config.txt then gains their lines.#
 # Boots run JOBS at a time (default 2 for icount and the count boots, whose
 # numbers do not depend on host load; --mode tcg times boots one at a time).
-# Report: results/bench-<date>-<time>/ (linked as results/bench-latest):
+# Report: results/BASE/bench-<date>-<time>/ (linked as
+# results/BASE/bench-latest):
 # summary.md, data.csv, mem.csv, pc.csv, *.png, and one folder per boot.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh

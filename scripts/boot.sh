@@ -7,7 +7,7 @@
 # KERNEL is a flavour (stock, patched, debug) or a path to a bzImage.
 # Options:
 #   --out DIR       results folder: console.log, status and whatever the
-#                   guest writes to $OUT (default: results/boot-<kernel>)
+#                   guest writes to $OUT (default: results/BASE/boot-<kernel>)
 #   --disk FILE     attach a raw image as the next virtio disk (vda, vdb, ...)
 #   --mem MIB       guest memory (default 1024)
 #   --smp N         guest CPUs (default 2)

@@ -38,7 +38,8 @@
 #   EXPECT   "series": hold every kernel to what the full series promises
 #            (make prove-tests); default: see kernel_expect below
 #
-# Results: DIR (default results/<date>-<time>, linked as results/latest)
+# Results: DIR (default results/BASE/<date>-<time>, linked as
+# results/BASE/latest)
 # holds KERNEL/SUITE/ folders, one per boot, with console.log, guest.log,
 # the images and their fsck logs, and GROUP/TEST.tap.  Exits non-zero if
 # any test failed, any image is not clean, or any guest crashed, hung or
@@ -96,7 +97,7 @@ fstests_list() {
 # What KERNEL must do, per filesystem driver, declared here and never read
 # from the kernel: "ext2=E ext4=E tmpfs=E" with E stock or series.  The
 # guest passes each variant's part to its tests as NDT_EXPECT
-# (scripts/variant.sh, guest/ndt.h).  stock behaves as Debian's 6.1; patched
+# (scripts/variant.sh, guest/ndt.h).  stock behaves as Debian's BASE kernel; patched
 # and debug as the series promises; step-N as the first N patches do: a
 # driver is "series" once a patch for it (subject "ext2:", "ext4:" or
 # "shmem:") is applied.  EXPECT=series holds every kernel to the full series.
@@ -109,13 +110,13 @@ kernel_expect() {
 			case "$p" in '' | '#'*) continue ;; esac
 			n=$((n + 1))
 			[ "$n" -le "${k#step-}" ] || break
-			subj=$(sed -n 's/^Subject: \[PATCH[^]]*\] *\([a-z0-9]*\):.*/\1/p' "$TOP/patches/$p")
+			subj=$(sed -n 's/^Subject: \[PATCH[^]]*\] *\([a-z0-9]*\):.*/\1/p' "$PATCHES/$p")
 			case "$subj" in
 			ext2 | ext4) applied+=" $subj" ;;
 			shmem) applied+=" tmpfs" ;;
-			*) die "patches/$p: subject prefix '$subj' is none of ext2, ext4, shmem" ;;
+			*) die "patches/$BASE/$p: subject prefix '$subj' is none of ext2, ext4, shmem" ;;
 			esac
-		done <"$TOP/patches/series" ;;
+		done <"$PATCHES/series" ;;
 	*) applied='ext2 ext4 tmpfs' ;;
 	esac
 	[ "${EXPECT:-}" != series ] || applied='ext2 ext4 tmpfs'

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Everything that touches the kernel tree: extract Debian's linux-source-6.1,
-# apply the series, build kernels, build the touched files in other configs.
+# Everything that touches the kernel tree: extract Debian's
+# linux-source-BASE, apply the series, build kernels, build the touched files
+# in other configs.  BASE (6.1 or 6.12, see lib.sh) picks the tarball, the
+# series and the folder: build/BASE/ holds the tree, objects and kernels.
 #
 #   kernel.sh tree              extract the tree (once) as a git repo, tag "stock"
-#   kernel.sh apply             branch "patched" = stock + patches/series (git am)
-#   kernel.sh build FLAVOUR...  build kernels into build/kernels/FLAVOUR/:
+#   kernel.sh apply             branch "patched" = stock + patches/BASE/series (git am)
+#   kernel.sh build FLAVOUR...  build kernels into build/BASE/kernels/FLAVOUR/:
 #                               stock, patched, debug, or step-N (stock plus
 #                               the first N patches, to check bisectability)
 #   kernel.sh touched NAME REV  build only the files the series touches, at
@@ -20,8 +22,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # One kernel job at a time: they share the tree's checkout.
-mkdir -p "$BUILD_DIR"
-exec 9>"$BUILD_DIR/kernel.lock"
+mkdir -p "$KBUILD_DIR"
+exec 9>"$KBUILD_DIR/kernel.lock"
 flock 9
 
 GIT=(git -C "$KTREE" -c user.name="ndentry harness" -c user.email=harness@localhost
@@ -30,7 +32,7 @@ GIT=(git -C "$KTREE" -c user.name="ndentry harness" -c user.email=harness@localh
 cmd_tree() {
 	[ -d "$KTREE/.git" ] && return 0
 	[ -r "$KERNEL_TARBALL" ] ||
-		die "$KERNEL_TARBALL missing: install the Debian package 'linux-source-6.1'"
+		die "$KERNEL_TARBALL missing: install the Debian package 'linux-source-$BASE'"
 	need git git
 	log "extracting $KERNEL_TARBALL into $KTREE"
 	rm -rf "$KTREE" "$KTREE.tmp"
@@ -41,7 +43,7 @@ cmd_tree() {
 	# level: add with -f, or git am would have no base commit.
 	"${GIT[@]}" init -q
 	"${GIT[@]}" add -A -f .
-	"${GIT[@]}" commit -q -m "Debian linux-source-6.1 $(tree_version)"
+	"${GIT[@]}" commit -q -m "Debian linux-source-$BASE $(tree_version)"
 	"${GIT[@]}" tag -f stock >/dev/null
 }
 
@@ -52,15 +54,15 @@ cmd_apply() {
 	"${GIT[@]}" am --abort >/dev/null 2>&1 || true
 	while read -r p; do
 		case "$p" in '' | '#'*) continue ;; esac
-		[ -f "$TOP/patches/$p" ] || die "patches/series names $p, which does not exist"
-		if ! "${GIT[@]}" am -q --keep-cr --committer-date-is-author-date "$TOP/patches/$p" >"$BUILD_DIR/apply.log" 2>&1; then
+		[ -f "$PATCHES/$p" ] || die "patches/$BASE/series names $p, which does not exist"
+		if ! "${GIT[@]}" am -q --keep-cr --committer-date-is-author-date "$PATCHES/$p" >"$KBUILD_DIR/apply.log" 2>&1; then
 			"${GIT[@]}" am --abort >/dev/null 2>&1 || true
-			cat "$BUILD_DIR/apply.log" >&2
-			die "patch does not apply: patches/$p"
+			cat "$KBUILD_DIR/apply.log" >&2
+			die "patch does not apply: patches/$BASE/$p"
 		fi
 		n=$((n + 1))
-	done <"$TOP/patches/series"
-	log "patched = stock + $n patches from patches/series"
+	done <"$PATCHES/series"
+	log "patched = stock $(tree_version) + $n patches from patches/$BASE/series"
 }
 
 # make in the tree with the harness's toolchain settings.
@@ -104,22 +106,22 @@ check_log() {
 
 # Number of patches in the series.
 series_length() {
-	grep -cv -e '^#' -e '^$' "$TOP/patches/series" || true
+	grep -cv -e '^#' -e '^$' "$PATCHES/series" || true
 }
 
 # build FLAVOUR: check out its source, build into its object dir,
-# copy bzImage, .config and version into build/kernels/FLAVOUR/.
+# copy bzImage, .config and version into build/BASE/kernels/FLAVOUR/.
 build_one() {
 	local flavour=$1 rev obj frags=("$TOP/scripts/guest.config") out stamp
 	case "$flavour" in
-	stock) rev=stock obj=$BUILD_DIR/obj ;;
-	patched) rev=patched obj=$BUILD_DIR/obj ;;
-	debug) rev=patched obj=$BUILD_DIR/obj-debug frags+=("$TOP/scripts/debug.config") ;;
+	stock) rev=stock obj=$KBUILD_DIR/obj ;;
+	patched) rev=patched obj=$KBUILD_DIR/obj ;;
+	debug) rev=patched obj=$KBUILD_DIR/obj-debug frags+=("$TOP/scripts/debug.config") ;;
 	step-[0-9]*)
 		local n=${flavour#step-} total
 		total=$(series_length)
 		[ "$n" -le "$total" ] || die "$flavour: the series has only $total patches"
-		rev=patched~$((total - n)) obj=$BUILD_DIR/obj ;;
+		rev=patched~$((total - n)) obj=$KBUILD_DIR/obj ;;
 	*) die "unknown kernel flavour '$flavour' (stock, patched, debug, step-N)" ;;
 	esac
 	out=$KERNELS_DIR/$flavour
@@ -161,8 +163,8 @@ cmd_touched() {
 	[ "${#targets[@]}" -gt 0 ] || die "the series touches no C files"
 	# The matrix configs take turns in one object directory: what a new
 	# config does not change (scripts, most headers) is not rebuilt.
-	obj=$BUILD_DIR/obj-matrix
-	[ "$name" != guest ] || obj=$BUILD_DIR/obj
+	obj=$KBUILD_DIR/obj-matrix
+	[ "$name" != guest ] || obj=$KBUILD_DIR/obj
 	"${GIT[@]}" checkout -q -f "$rev"
 	configure "$obj" "${frags[@]}"
 	logf=$obj/touched-$name-$rev${SPARSE:+-sparse}.log

@@ -1,20 +1,29 @@
 # shellcheck shell=bash
 # Common settings and helpers for the host-side scripts.  Sourced, not run.
 #
-# Every location can be overridden from the environment (or as a make
-# variable): BUILD_DIR holds the kernel tree, objects and kernels;
-# RESULTS_DIR holds one folder per run with TAP, console logs and reports.
-
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD_DIR=${BUILD_DIR:-$TOP/build}
-RESULTS_DIR=${RESULTS_DIR:-$TOP/results}
-KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-KTREE=$BUILD_DIR/linux
-KERNELS_DIR=$BUILD_DIR/kernels
-export CCACHE_DIR=${CCACHE_DIR:-$BUILD_DIR/ccache}
+# Every setting can be overridden from the environment (or as a make
+# variable).  BASE is the kernel the series is for: 6.1 (default) or 6.12,
+# Debian's linux-source-BASE with the series in patches/BASE/.  BUILD_DIR
+# holds the guest programs and, in BUILD_DIR/BASE/, the kernel tree, objects
+# and kernels; RESULTS_DIR/BASE/ holds one folder per run with TAP, console
+# logs and reports.
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BASE=${BASE:-6.1}
+PATCHES=$TOP/patches/$BASE
+[ -f "$PATCHES/series" ] ||
+	die "BASE=$BASE: no series for it (patches/$BASE/series); the bases are: $(cd "$TOP/patches" && printf '%s ' */series | sed 's|/series||g')"
+BUILD_DIR=${BUILD_DIR:-$TOP/build}
+RESULTS_DIR=${RESULTS_DIR:-$TOP/results}/$BASE
+KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-$BASE.tar.xz}
+KBUILD_DIR=$BUILD_DIR/$BASE
+KTREE=$KBUILD_DIR/linux
+KERNELS_DIR=$KBUILD_DIR/kernels
+export BASE
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD_DIR/ccache}
 
 # need COMMAND PACKAGE: fail with the Debian package to install.
 need() {

@@ -4,7 +4,7 @@
 #   patch-check.sh [STEP...]
 #
 # Steps (default: all, in this order):
-#   apply       patches/series applies to the pristine tree with git am
+#   apply       patches/BASE/series applies to the pristine tree with git am
 #   paths       only fs/ext2, fs/ext4, mm/shmem.c, include/linux/shmem_fs.h
 #               and Documentation are touched
 #   checkpatch  scripts/checkpatch.pl --strict: no ERROR in any patch
@@ -13,7 +13,7 @@
 #               scripts/matrix/*.config (modules, no unicode, ...)
 #   bisect      every prefix of the series builds without warnings and
 #               boots through negdent on ext2, ext4 and tmpfs
-# Logs go to results/patch-check/ (PATCH_CHECK_OUT); the first failing step
+# Logs go to results/BASE/patch-check/ (PATCH_CHECK_OUT); the first failing step
 # stops the run with a message naming what broke.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -24,7 +24,7 @@ mkdir -p "$OUTDIR"
 K=(bash "$TOP/scripts/kernel.sh")
 ALLOWED='^(fs/ext2/|fs/ext4/|mm/shmem\.c$|include/linux/shmem_fs\.h$|Documentation/)'
 
-patches() { grep -v -e '^#' -e '^$' "$TOP/patches/series"; }
+patches() { grep -v -e '^#' -e '^$' "$PATCHES/series"; }
 
 step_apply() {
 	"${K[@]}" apply
@@ -42,7 +42,7 @@ step_checkpatch() {
 	for p in $(patches); do
 		out=$OUTDIR/checkpatch-${p%.patch}.log
 		(cd "$KTREE" && perl scripts/checkpatch.pl --strict --color=never \
-			"$TOP/patches/$p") >"$out" 2>&1 || true
+			"$PATCHES/$p") >"$out" 2>&1 || true
 		log "checkpatch $p: $(grep -E '^total:' "$out" || echo 'no total line')"
 		grep -q '^total: 0 errors' "$out" || { errors=1; grep -A3 '^ERROR' "$out" >&2 || true; }
 	done

@@ -8,14 +8,14 @@
 #   prove-tests.sh
 #
 # Environment: FS, NFS_FS, TESTS as for check.sh (default: all).
-# Results: results/prove-tests-<date>-<time>/step-N/ (check.sh runs) and
+# Results: results/BASE/prove-tests-<date>-<time>/step-N/ (check.sh runs) and
 # report.txt.  Exits non-zero if a prefix passed (its missing behaviour went
 # unnoticed) or a run could not be judged.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-total=$(grep -cv -e '^#' -e '^$' "$TOP/patches/series")
+total=$(grep -cv -e '^#' -e '^$' "$PATCHES/series")
 [ "$total" -gt 1 ] || die "the series has $total patch: no prefix to prove against"
 out=$RESULTS_DIR/prove-tests-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"

@@ -79,10 +79,10 @@ setdbg() { echo "$2" >"/sys/kernel/debug/$1"; }
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 
 # The running kernel's config: scripts/kernel.sh keeps each flavour's
-# .config beside its release in build/kernels/FLAVOUR/, and the guest sees
-# the build folder ($bin is build/stress).
+# .config beside its release in build/BASE/kernels/FLAVOUR/, and the guest
+# sees the build folder ($bin is build/stress).
 kconfig=''
-for kdir in "$(dirname "$bin")"/kernels/*; do
+for kdir in "$(dirname "$bin")"/*/kernels/*; do
 	[ "$(cat "$kdir/release" 2>/dev/null)" = "$(uname -r)" ] && [ -f "$kdir/.config" ] &&
 		kconfig=$kdir/.config
 done
@@ -104,7 +104,7 @@ facility() {
 	if [ -n "$kconfig" ]; then
 		fac_why="kernel $(uname -r) is built with $* ($kconfig)"
 	else
-		fac_why="no config of release $(uname -r) under $(dirname "$bin")/kernels to excuse it (needs $*)"
+		fac_why="no config of release $(uname -r) under $(dirname "$bin")/*/kernels to excuse it (needs $*)"
 	fi
 	tap1 "$fac_file" "not ok" "$fac_what: no $fac_path" "$fac_why"
 	rc=1
