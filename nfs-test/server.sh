@@ -1,16 +1,16 @@
 # shellcheck shell=sh
 # shellcheck disable=SC2154 # res and tap are set by the caller
-# The loopback NFS server of the guests: kernel nfsd, rpcbind and
-# rpc.mountd over 127.0.0.1, each start-up and shutdown step recorded in a
+# The loopback NFS server of the guests: kernel nfsd, rpcbind, rpc.mountd
+# and nfsdcld over 127.0.0.1, each start-up and shutdown step recorded in a
 # TAP file.  Sourced by nfs-test/guest.sh and fstests/guest.sh, which set
 #   res   folder for the daemons' logs and the steps' output
 #   tap   the TAP file the steps go to (its plan is the caller's)
 #   n     the number of steps so far (0)
 #
 #   server_up PATH...   export each PATH (already mounted, fsid 1, 2, ...)
-#                       and /srv as the NFSv4 pseudo-root, start mountd and
-#                       nfsd, end the grace period; stops at the first
-#                       failed step and returns non-zero
+#                       and /srv as the NFSv4 pseudo-root, start mountd,
+#                       nfsdcld and nfsd, end the grace period; stops at
+#                       the first failed step and returns non-zero
 #   server_down         stop whatever server_up started
 #   V4ROOT              /srv (a tmpfs of guest-init.sh): NFSv4 paths are
 #                       relative to it
@@ -18,7 +18,7 @@
 # Not "set -e": a failing step must be reported and the rest must still run.
 
 V4ROOT=/srv
-mountd_pid='' rpcbind_pid=''
+mountd_pid='' rpcbind_pid='' nfsdcld_pid=''
 
 # One line of server.tap; a failure shows the step's output, one line.
 result() { # STATUS NAME LOG
@@ -88,6 +88,20 @@ start_mountd() {
 	}
 }
 
+# nfsd's NFSv4 client tracking, as Debian runs it: nfsdcld, talking to
+# nfsd through rpc_pipefs.  6.12 without CONFIG_NFSD_LEGACY_CLIENT_TRACKING
+# (Debian 13's config, and the guests') has no other, and no grace period
+# that can be ended early without it; 6.1 tries nfsdcld first too.
+start_nfsdcld() {
+	mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs &&
+		mkdir -p /var/lib/nfs/nfsdcld || return 1
+	nfsdcld -F -p /var/lib/nfs/rpc_pipefs -s /var/lib/nfs/nfsdcld \
+		>"$res/nfsdcld.log" 2>&1 &
+	nfsdcld_pid=$!
+	sleep 0.5
+	kill -0 "$nfsdcld_pid" || { cat "$res/nfsdcld.log"; return 1; }
+}
+
 start_nfsd() {
 	# fresh server: short lease so v4 state never lingers long
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime &&
@@ -99,9 +113,13 @@ start_nfsd() {
 }
 
 # Nothing to reclaim on a new server: end the v4 grace period now instead
-# of making the first OPEN wait for it.
+# of making the first OPEN wait for it.  nfsd may have skipped it already
+# (nfsdcld: no clients to reclaim), and then 6.12 refuses the write; 6.12
+# also ends it asynchronously.  What counts is that it ends.
 end_grace() {
-	echo Y >/proc/fs/nfsd/v4_end_grace
+	grep -qx Y /proc/fs/nfsd/v4_end_grace ||
+		echo Y >/proc/fs/nfsd/v4_end_grace || return 1
+	until_ok 5 grep -qx Y /proc/fs/nfsd/v4_end_grace
 }
 
 # To all of 127/8: nfs-client's second client comes through 127.0.0.2.
@@ -136,6 +154,7 @@ server_up() { # PATH...
 	step "export $V4ROOT as the NFSv4 root (fsid=0,crossmnt)" \
 		xport "$V4ROOT" fsid=0,crossmnt || return 1
 	step "start rpc.mountd" start_mountd || return 1
+	step "start nfsdcld (NFSv4 client tracking)" start_nfsdcld || return 1
 	step "start nfsd (rpc.nfsd 4, lease and grace 10 s)" start_nfsd || return 1
 	step "end the NFSv4 grace period of the fresh server" end_grace || return 1
 	step "showmount -e 127.0.0.1 lists the exports" showmount -e 127.0.0.1
@@ -151,6 +170,9 @@ server_down() {
 		step "rpc.nfsd 0 (stop nfsd)" stop_nfsd
 	fi
 	[ -z "$mountd_pid" ] || step "stop rpc.mountd" stop_pid "$mountd_pid"
+	[ -z "$nfsdcld_pid" ] || step "stop nfsdcld" stop_pid "$nfsdcld_pid"
+	! grep -q ' /var/lib/nfs/rpc_pipefs ' /proc/mounts ||
+		step "unmount rpc_pipefs" umount /var/lib/nfs/rpc_pipefs
 	[ -z "$rpcbind_pid" ] || step "stop rpcbind" stop_pid "$rpcbind_pid"
-	mountd_pid='' rpcbind_pid=''
+	mountd_pid='' rpcbind_pid='' nfsdcld_pid=''
 }
