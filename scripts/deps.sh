@@ -6,7 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
 	# kernel source and build
-	linux-source-6.1 xz-utils git make gcc bc bison flex libelf-dev
+	linux-source-6.1 linux-source-6.12 xz-utils git make gcc bc bison flex libelf-dev
 	libssl-dev cpio kmod dwarves ccache
 	# patch checks: checkpatch.pl needs perl, sparse for make C=1
 	perl sparse
