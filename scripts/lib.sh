@@ -17,12 +17,15 @@ PATCHES=$TOP/patches/$BASE
 [ -f "$PATCHES/series" ] ||
 	die "BASE=$BASE: no series for it (patches/$BASE/series); the bases are: $(cd "$TOP/patches" && printf '%s ' */series | sed 's|/series||g')"
 BUILD_DIR=${BUILD_DIR:-$TOP/build}
-RESULTS_DIR=${RESULTS_DIR:-$TOP/results}/$BASE
+# RESULTS_ROOT keeps the folder the user gave (or results/) for the
+# scripts this one runs: they see RESULTS_DIR with the base already in it.
+RESULTS_ROOT=${RESULTS_ROOT:-${RESULTS_DIR:-$TOP/results}}
+RESULTS_DIR=$RESULTS_ROOT/$BASE
 KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-$BASE.tar.xz}
 KBUILD_DIR=$BUILD_DIR/$BASE
 KTREE=$KBUILD_DIR/linux
 KERNELS_DIR=$KBUILD_DIR/kernels
-export BASE
+export BASE RESULTS_ROOT
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD_DIR/ccache}
 
 # need COMMAND PACKAGE: fail with the Debian package to install.
