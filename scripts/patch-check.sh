@@ -51,7 +51,7 @@ step_checkpatch() {
 
 # sparse warnings of a log without line numbers, for comparing two trees.
 sparse_warnings() {
-	grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$1" |
+	{ grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$1" || true; } |
 		sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u
 }
 
