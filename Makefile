@@ -59,7 +59,7 @@ patch-check:
 	bash $(S)/patch-check.sh
 
 ## patch-check-others: for every base but BASE, the patch checks that build
-##   nothing: git am, touched paths, checkpatch (a few minutes; the rest of
+##   nothing: git am, touched paths, checkpatch (a minute here; the rest of
 ##   another base's checks is 'make check BASE=...')
 OTHER_BASES = $(filter-out $(BASE),$(patsubst patches/%/series,%,$(wildcard patches/*/series)))
 patch-check-others:
