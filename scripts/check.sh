@@ -107,7 +107,6 @@ kernel_expect() {
 	stock) applied='' ;;
 	step-[0-9]*)
 		while read -r p; do
-			case "$p" in '' | '#'*) continue ;; esac
 			n=$((n + 1))
 			[ "$n" -le "${k#step-}" ] || break
 			subj=$(sed -n 's/^Subject: \[PATCH[^]]*\] *\([a-z0-9]*\):.*/\1/p' "$PATCHES/$p")
@@ -116,7 +115,7 @@ kernel_expect() {
 			shmem) applied+=" tmpfs" ;;
 			*) die "patches/$BASE/$p: subject prefix '$subj' is none of ext2, ext4, shmem" ;;
 			esac
-		done <"$PATCHES/series" ;;
+		done < <(series_patches) ;;
 	*) applied='ext2 ext4 tmpfs' ;;
 	esac
 	[ "${EXPECT:-}" != series ] || applied='ext2 ext4 tmpfs'

@@ -53,7 +53,6 @@ cmd_apply() {
 	"${GIT[@]}" checkout -q -f -B patched stock
 	"${GIT[@]}" am --abort >/dev/null 2>&1 || true
 	while read -r p; do
-		case "$p" in '' | '#'*) continue ;; esac
 		[ -f "$PATCHES/$p" ] || die "patches/$BASE/series names $p, which does not exist"
 		if ! "${GIT[@]}" am -q --keep-cr --committer-date-is-author-date "$PATCHES/$p" >"$KBUILD_DIR/apply.log" 2>&1; then
 			"${GIT[@]}" am --abort >/dev/null 2>&1 || true
@@ -61,7 +60,7 @@ cmd_apply() {
 			die "patch does not apply: patches/$BASE/$p"
 		fi
 		n=$((n + 1))
-	done <"$PATCHES/series"
+	done < <(series_patches)
 	log "patched = stock $(tree_version) + $n patches from patches/$BASE/series"
 }
 
@@ -104,11 +103,6 @@ check_log() {
 	fi
 }
 
-# Number of patches in the series.
-series_length() {
-	grep -cv -e '^#' -e '^$' "$PATCHES/series" || true
-}
-
 # build FLAVOUR: check out its source, build into its object dir,
 # copy bzImage, .config and version into build/BASE/kernels/FLAVOUR/.
 build_one() {
@@ -119,7 +113,7 @@ build_one() {
 	debug) rev=patched obj=$KBUILD_DIR/obj-debug frags+=("$TOP/scripts/debug.config") ;;
 	step-[0-9]*)
 		local n=${flavour#step-} total
-		total=$(series_length)
+		total=$(series_patches | wc -l)
 		[ "$n" -le "$total" ] || die "$flavour: the series has only $total patches"
 		rev=patched~$((total - n)) obj=$KBUILD_DIR/obj ;;
 	*) die "unknown kernel flavour '$flavour' (stock, patched, debug, step-N)" ;;

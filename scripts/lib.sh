@@ -16,6 +16,9 @@ BASE=${BASE:-6.1}
 PATCHES=$TOP/patches/$BASE
 [ -f "$PATCHES/series" ] ||
 	die "BASE=$BASE: no series for it (patches/$BASE/series); the bases are: $(cd "$TOP/patches" && printf '%s ' */series | sed 's|/series||g')"
+# The patches of BASE's series in order, one per line: patches/BASE/series
+# without its comments and blank lines.
+series_patches() { grep -v -e '^#' -e '^$' "$PATCHES/series" || true; }
 BUILD_DIR=${BUILD_DIR:-$TOP/build}
 # RESULTS_ROOT keeps the folder the user gave (or results/) for the
 # scripts this one runs: they see RESULTS_DIR with the base already in it.

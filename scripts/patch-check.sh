@@ -24,8 +24,6 @@ mkdir -p "$OUTDIR"
 K=(bash "$TOP/scripts/kernel.sh")
 ALLOWED='^(fs/ext2/|fs/ext4/|mm/shmem\.c$|include/linux/shmem_fs\.h$|Documentation/)'
 
-patches() { grep -v -e '^#' -e '^$' "$PATCHES/series"; }
-
 step_apply() {
 	"${K[@]}" apply
 }
@@ -39,7 +37,7 @@ step_paths() {
 
 step_checkpatch() {
 	local p out errors=0
-	for p in $(patches); do
+	for p in $(series_patches); do
 		out=$OUTDIR/checkpatch-${p%.patch}.log
 		(cd "$KTREE" && perl scripts/checkpatch.pl --strict --color=never \
 			"$PATCHES/$p") >"$out" 2>&1 || true
@@ -83,7 +81,7 @@ step_matrix() {
 
 step_bisect() {
 	local n total kernels=()
-	total=$(patches | wc -l)
+	total=$(series_patches | wc -l)
 	for ((n = 1; n < total; n++)); do
 		"${K[@]}" build "step-$n"
 		kernels+=("step-$n")

@@ -15,7 +15,7 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-total=$(grep -cv -e '^#' -e '^$' "$PATCHES/series")
+total=$(series_patches | wc -l)
 [ "$total" -gt 1 ] || die "the series has $total patch: no prefix to prove against"
 out=$RESULTS_DIR/prove-tests-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
