@@ -86,7 +86,8 @@ fstests: kernels
 	bash fstests/run.sh
 
 ## fstests-sample: make the last make fstests report the committed sample
-##   (fstests/sample/ and its excerpt in README.md)
+##   (fstests/sample/ and its excerpt in README.md); RUN="DIR..." joins
+##   runs of the same kernels that ran different configurations
 fstests-sample: sample-base
 	python3 fstests/report.py publish $(or $(RUN),$(RESULTS)/fstests-latest)
 

@@ -8,7 +8,7 @@
       test that is in neither is "not ok ... did not run".  A test named in
       RESULTS/timed-out (guest.sh's watchdog) is "not ok ... killed".
 
-  report.py summary RUN [--out FILE]
+  report.py summary RUN... [--out FILE]
       (on the host) per configuration, each kernel's run, passed, failed and
       not run side by side, then every test whose outcome differs between
       stock and another kernel, and every failure.  ext4-all and ext4-none
@@ -16,10 +16,17 @@
       ext4.  Exits 1 if a test that passes on stock fails on another kernel,
       or if a configuration has no results.
 
-  report.py publish RUN
-      (make fstests-sample) the summary of RUN as fstests/sample/summary.md,
-      and its table, differences and regression count in README.md between
-      the fstests sample markers.  Refuses a run with missing results.
+      Several RUNs make one report when each ran other configurations of
+      the same kernels (a full run takes longer than a working session;
+      FSTESTS_CONFIGS splits it): each kernel's source (RUN/KERNEL/source,
+      the tree and config fragments it was built from) must be the same in
+      every RUN, and no configuration may have results from two RUNs.
+
+  report.py publish RUN...
+      (make fstests-sample) the summary of the RUNs as
+      fstests/sample/summary.md, and its table, differences and regression
+      count in README.md between the fstests sample markers.  Refuses runs
+      with missing results.
 """
 import os
 import re
@@ -95,45 +102,76 @@ def read_tap(path):
     return res
 
 
-def host_time(run):
+def host_time(runs):
     try:
-        s = int(open(os.path.join(run, 'host-seconds')).read())
+        s = sum(int(open(os.path.join(r, 'host-seconds')).read()) for r in runs)
     except (OSError, ValueError):
         return ''
     return ' (%d min of host time, the kernels side by side)' % round(s / 60)
 
 
-def summary(run, out):
-    kernels = [k for k in ('stock', 'patched', 'debug') if
-               os.path.isdir(os.path.join(run, k, 'fstests'))]
-    kernels += sorted(k for k in os.listdir(run) if k not in kernels and
-                      os.path.isdir(os.path.join(run, k, 'fstests')))
-    if 'stock' not in kernels:
-        sys.exit('report.py: no stock/fstests in %s' % run)
-    configs = []
-    for k in kernels:
-        d = os.path.join(run, k, 'fstests')
-        for c in sorted(os.listdir(d)):
-            if os.path.exists(os.path.join(d, c, 'fstests.tap')) and c not in configs:
-                configs.append(c)
-    # the configurations asked for (fstests/run.sh): one that never ran
-    # has no folder, and must still count as missing
+def read_line(path):
     try:
-        configs += [c for c in open(os.path.join(run, 'configs')).read().split()
-                    if c not in configs]
+        return open(path).read().strip()
     except OSError:
-        pass
+        return None
+
+
+def summary(runs, out):
+    """The report of one run, or of several runs of the same kernels."""
+    if isinstance(runs, str):
+        runs = [runs]
+    kernels = []
+    for run in runs:
+        here = [k for k in sorted(os.listdir(run))
+                if os.path.isdir(os.path.join(run, k, 'fstests'))]
+        kernels += [k for k in here if k not in kernels]
+    order = ['stock', 'patched', 'debug']
+    kernels.sort(key=lambda k: (order.index(k) if k in order else len(order), k))
+    if 'stock' not in kernels:
+        sys.exit('report.py: no stock/fstests in %s' % ' '.join(runs))
+    # the run each (kernel, configuration) comes from: one, never two
+    where = {}
+    configs = []
+    for run in runs:
+        for k in kernels:
+            d = os.path.join(run, k, 'fstests')
+            for c in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+                if not os.path.exists(os.path.join(d, c, 'fstests.tap')):
+                    continue
+                if (k, c) in where:
+                    sys.exit('report.py: %s %s has results in both %s and %s'
+                             % (k, c, where[(k, c)], run))
+                where[(k, c)] = run
+                if c not in configs:
+                    configs.append(c)
+        # the configurations asked for (fstests/run.sh): one that never
+        # ran has no folder, and must still count as missing
+        asked = read_line(os.path.join(run, 'configs'))
+        configs += [c for c in (asked or '').split() if c not in configs]
+    # several runs are one report only if each kernel is the same in all
+    release, source = {}, {}
+    for k in kernels:
+        for run in runs:
+            if not os.path.isdir(os.path.join(run, k)):
+                continue
+            rel = read_line(os.path.join(run, k, 'release')) or '?'
+            src = read_line(os.path.join(run, k, 'source'))
+            if len(runs) > 1 and not src:
+                sys.exit('report.py: %s/%s/source missing: cannot tell whether its %s '
+                         'kernel is the one of the other runs' % (run, k, k))
+            if k in release and (release[k], source[k]) != (rel, src):
+                sys.exit('report.py: the %s kernel differs between the runs: %s (%s) in '
+                         'one, %s (%s) in %s' % (k, release[k], source[k], rel, src, run))
+            release[k], source[k] = rel, src
     order = ['ext4', 'ext4-all', 'ext4-none', 'ext2', 'tmpfs', 'nfs3-ext4', 'nfs4.2-ext4',
              'nfs3-tmpfs', 'nfs4.2-tmpfs']
     configs.sort(key=lambda c: (order.index(c) if c in order else len(order), c))
-    res = {(k, c): read_tap(os.path.join(run, k, 'fstests', c, 'fstests.tap'))
-           for k in kernels for c in configs}
-    release = {}
-    for k in kernels:
-        try:
-            release[k] = open(os.path.join(run, k, 'release')).read().strip()
-        except OSError:
-            release[k] = '?'
+
+    def tap_path(k, c):
+        return os.path.join(where.get((k, c), runs[-1]), k, 'fstests', c, 'fstests.tap')
+
+    res = {(k, c): read_tap(tap_path(k, c)) for k in kernels for c in configs}
 
     def counts(r):
         n = [sum(1 for s, _ in r.values() if s == x) for x in ('pass', 'fail', 'notrun')]
@@ -143,11 +181,12 @@ def summary(run, out):
         return 'ext4' if c.startswith('ext4-') else c
 
     lines = ['# fstests: stock and patched side by side', '',
-             'Run: `%s`; kernels: %s; configurations: %s. fstests kdave/xfstests '
+             '%s: %s; kernels: %s; configurations: %s. fstests kdave/xfstests '
              '63a29724a85f, the tests of fstests/tests, in QEMU TCG guests%s.' % (
-                 os.path.basename(os.path.realpath(run)),
+                 'Runs' if len(runs) > 1 else 'Run',
+                 ', '.join('`%s`' % os.path.basename(os.path.realpath(r)) for r in runs),
                  ', '.join('%s %s' % (k, release[k]) for k in kernels), ' '.join(configs),
-                 host_time(run)), '',
+                 host_time(runs)), '',
              'Each cell: run / passed / failed / not run. ext4-all and ext4-none exist '
              'only with the series (stock: the option is refused) and are compared with '
              "stock's ext4.", '',
@@ -161,16 +200,18 @@ def summary(run, out):
             if r:
                 cells.append(counts(r))
                 continue
-            t = os.path.join(run, k, 'fstests', c, 'fstests.tap')
+            t = tap_path(k, c)
             skip = open(t).read() if os.path.exists(t) else ''
             if '# SKIP' in skip:
                 cells.append('n/a: ' + skip.split('# SKIP', 1)[1].strip())
             else:
                 cells.append('**no results**')
-                missing.append('- %s %s: no results (see %s/fstests/guest.log)' % (k, c, k))
+                missing.append('- %s %s: no results (see %s/%s/fstests/guest.log)'
+                               % (k, c, runs[-1], k))
         lines.append('| %s | %s |' % (c, ' | '.join(cells)))
     if not configs:
-        missing.append('- no configuration has results (see stock/fstests/guest.log)')
+        missing.append('- no configuration has results (see %s/stock/fstests/guest.log)'
+                       % runs[-1])
     regress = []
     diffs = []
     fails = []
@@ -221,10 +262,11 @@ README_BEGIN = ("<!-- fstests sample: generated by 'make fstests-sample' from "
 README_END = '<!-- end of fstests sample -->'
 
 
-def publish(run):
+def publish(runs):
     """fstests/sample/summary.md and the README's excerpt of it."""
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    rc, text, missing = summary(run, False)
+    rc, text, missing = summary(runs, False)
+    run = ' '.join(runs)
     if missing:
         sys.exit('report.py: refusing to publish %s: configurations without results:\n%s'
                  % (run, '\n'.join(missing)))
@@ -235,7 +277,7 @@ def publish(run):
     with open(os.path.join(sample, 'summary.md'), 'w') as f:
         f.write(text)
     # the excerpt: the intro, the table, the differences and the last line
-    if not os.path.isdir(os.path.join(run, 'patched', 'fstests')):
+    if not any(os.path.isdir(os.path.join(r, 'patched', 'fstests')) for r in runs):
         sys.exit('report.py: refusing to publish %s: no patched kernel in it' % run)
     body = text.split('\n## Failures', 1)[0].split('\n', 2)[2].strip()
     body = re.sub(r'(?m)^## (.*)$', r'**\1**', body)
@@ -258,10 +300,13 @@ def main(argv):
         tap(argv[2], argv[3], argv[4:])
         return 0
     if len(argv) >= 3 and argv[1] == 'summary':
-        out = argv[4] if len(argv) > 4 and argv[3] == '--out' else None
-        return summary(argv[2], out)[0]
-    if len(argv) == 3 and argv[1] == 'publish':
-        return publish(argv[2])
+        runs, out = argv[2:], None
+        if len(runs) >= 2 and runs[-2] == '--out':
+            runs, out = runs[:-2], runs[-1]
+        if runs and '--out' not in runs:
+            return summary(runs, out)[0]
+    if len(argv) >= 3 and argv[1] == 'publish':
+        return publish(argv[2:])
     sys.exit(__doc__)
 
 

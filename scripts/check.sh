@@ -204,6 +204,7 @@ for suite in $SUITES; do
 		[ -f "$(kernel_image "$k")" ] || die "kernel $k not built: run 'make kernels'"
 		mkdir -p "$run/$k"
 		cp "$KERNELS_DIR/$k/release" "$run/$k/release"
+		kernel_source "$k" >"$run/$k/source"
 		case " $booted " in *" $k "*) ;; *) booted+=" $k" ;; esac
 		run_suite "$k" "$suite" || status=1
 	done

@@ -40,6 +40,20 @@ need() {
 # Path of a built kernel flavour (stock, patched, debug).
 kernel_image() { printf '%s/%s/bzImage\n' "$KERNELS_DIR" "$1"; }
 
+# What a built kernel flavour was built from, stable across machines and
+# re-extractions of the tree: the git tree of its source commit (from its
+# stamp; the commits themselves carry the extraction's date) and the sha1
+# of its config fragments, e.g. "tree 3f2a... config 98de...".  Reports
+# that join several runs (fstests/report.py) refuse runs whose kernels
+# differ in it.
+kernel_source() {
+	local commit frags tree
+	read -r commit frags <"$KERNELS_DIR/$1/stamp" || die "kernel $1 has no stamp: run 'make kernels'"
+	tree=$(git -C "$KTREE" rev-parse -q --verify "$commit^{tree}") ||
+		die "kernel $1: its source commit $commit is not in $KTREE (rebuild it: make kernels)"
+	printf 'tree %s config %s\n' "$tree" "$frags"
+}
+
 # The exact kernel version of the extracted tree, e.g. 6.1.192.
 tree_version() {
 	awk -F' = ' '$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
