@@ -87,9 +87,11 @@ fstests: kernels
 
 ## fstests-sample: make the last make fstests report the committed sample
 ##   (fstests/sample/ and its excerpt in README.md); RUN="DIR..." joins
-##   runs of the same kernels that ran different configurations
+##   runs of the same kernels that ran different configurations (e.g.
+##   fstests/sample/runs/NAME and a new run); PARTIAL=1 publishes runs
+##   that lack configurations, saying which
 fstests-sample: sample-base
-	python3 fstests/report.py publish $(or $(RUN),$(RESULTS)/fstests-latest)
+	python3 fstests/report.py publish $(if $(PARTIAL),--partial) $(or $(RUN),$(RESULTS)/fstests-latest)
 
 ## bench: benchmarks, stock vs patched side by side, report in results/BASE/
 bench: kernels
