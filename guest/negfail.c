@@ -35,9 +35,9 @@
  * (NDT_EXPECT, see ndt.h); on a series kernel, rounds under each
  * negdentry= value follow (policy_rounds()).  The default round's metrics
  * carry the cross-kernel rule that follows from stock's policy and the
- * series' default (lookup): expect=same where both promise the same
- * count, expect=max:0.05 where the series promises 0, expect=delta:K
- * where stock promises 0 and the series K (lookup misses on tmpfs).  The
+ * series' default (lookup on ext2/3/4, none on tmpfs): expect=same where
+ * both promise the same count, expect=max:0.05 where the series promises
+ * 0, expect=delta:K where stock promises 0 and the series K.  The
  * EDQUOT, casefolded and no-key cases need the variant to declare
  * usrquota, casefold or encrypt in its FEATURES=.
  */
@@ -77,7 +77,7 @@ static void report(const char *tag, enum policy p, const char *name,
 
 	if (!strcmp(tag, "default")) {
 		long long s = want_count(w, stock_policy(mnt));
-		long long q = want_count(w, POLICY_LOOKUP);
+		long long q = want_count(w, series_default(mnt));
 
 		if (s == q)
 			snprintf(cross, sizeof(cross), " expect=same");

@@ -22,7 +22,8 @@
  *    lookup_one_len() on the exported filesystem, so the server keeps what
  *    that filesystem's policy keeps, the one the harness declares for the
  *    kernel (NDT_EXPECT, see guest/ndt.h; stock: "all" on ext2/ext4, "none"
- *    on tmpfs; series: the default, "lookup"): unlink leaves at most N
+ *    on tmpfs; series: the default, "lookup" on ext2/ext4 and "none" on
+ *    tmpfs): unlink leaves at most N
  *    under "all" and none under "lookup"/"none"; misses leave about N
  *    under "all"/"lookup" and none under "none".
  * The cross-kernel expectations for the server are per filesystem type,
@@ -124,23 +125,26 @@ static int near(long long got, long long want)
 }
 
 /*
- * What the patched kernel's server count must be relative to stock.
+ * What the patched kernel's server count must be relative to stock, from
+ * stock's policy and the series' default on the exported filesystem.
  * unlink: ext2/ext4 stock keeps one per name (negdentry=all), the series'
- * default frees them: at most 1% of stock.  Stock tmpfs already frees every
- * negative dentry, so stock is ~0 and a ratio to it means nothing: there
- * the patched kernel must simply leave the same (none).
- * misses: the default keeps lookup misses, as stock ext2/ext4 do: the same.
- * Stock tmpfs keeps no misses while the series' tmpfs default keeps them
- * (the point of patch 3): N more than stock.
+ * default frees them: at most 1% of stock.  Where both free them (tmpfs),
+ * stock is ~0 and a ratio to it means nothing: the patched kernel must
+ * simply leave the same (none).  misses: kept by both on ext2/ext4, by
+ * neither on tmpfs: the same; were one to keep them and not the other,
+ * N more or fewer.
  */
-static const char *server_expect(int tmpfs, int unlink)
+static const char *server_expect(const char *dir, int unlink)
 {
+	enum policy s = stock_policy(dir), q = series_default(dir);
 	static char delta[32];
 
 	if (unlink)
-		return tmpfs ? " expect=same" : " expect=max:0.01";
-	snprintf(delta, sizeof(delta), " expect=delta:%d", n);
-	return tmpfs ? delta : " expect=same";
+		return s == POLICY_ALL && q != POLICY_ALL ? " expect=max:0.01" : " expect=same";
+	if ((s == POLICY_NONE) == (q == POLICY_NONE))
+		return " expect=same";
+	snprintf(delta, sizeof(delta), " expect=delta:%d", q == POLICY_NONE ? -n : n);
+	return delta;
 }
 
 int main(int argc, char **argv)
@@ -148,7 +152,7 @@ int main(int argc, char **argv)
 	char p[PATH_LEN], type[64], opts[2048], seen[64];
 	long long cu, su, cm, sm;
 	enum policy policy;
-	int tmpfs, i;
+	int i;
 
 	if (argc < 5) {
 		fprintf(stderr, "usage: %s SOURCE OPTIONS MNT SERVER_DIR [N]\n", argv[0]);
@@ -164,7 +168,6 @@ int main(int argc, char **argv)
 	tap_plan(5);
 	if (!mount_info(srv, type, sizeof(type), opts, sizeof(opts)))
 		tap_bail(0, "%s is not a mount point", srv);
-	tmpfs = !strcmp(type, "tmpfs");
 	policy = expected_policy(srv);
 	tap_diag("server %s: %s, %s kernel, negdentry=%s; client: %s %s",
 		 srv, type, expect_series() ? "series" : "stock",
@@ -181,9 +184,9 @@ int main(int argc, char **argv)
 	measure(misses_range, &cm, &sm);
 
 	printf("# metric client_unlink_negative %lld expect=same\n", cu);
-	printf("# metric server_unlink_negative %lld%s\n", su, server_expect(tmpfs, 1));
+	printf("# metric server_unlink_negative %lld%s\n", su, server_expect(srv, 1));
 	printf("# metric client_miss_negative %lld expect=same\n", cm);
-	printf("# metric server_miss_negative %lld%s\n", sm, server_expect(tmpfs, 0));
+	printf("# metric server_miss_negative %lld%s\n", sm, server_expect(srv, 0));
 
 	tap_ok(near(cu, n),
 	       "client: %d create+unlink through NFS leave %lld negative dentries on the client (want %d: nfs keeps them)",

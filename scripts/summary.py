@@ -24,9 +24,9 @@ and the patched kernel ran and counted like a test:
   "# metric NAME VALUE expect=equal"  patched exactly stock (0/1 outcomes)
   "# metric NAME VALUE expect=max:R"  patched at most R times stock
   "# metric NAME VALUE expect=delta:N" patched - stock within max(1, 1% of
-                                      N) of N (behaviour the series adds
-                                      where stock has none, e.g. tmpfs
-                                      keeping N lookup misses)
+                                      N) of N (where the series' default
+                                      is to keep N more, or with -N fewer,
+                                      than stock)
 An expectation either kernel states is checked; a metric that only one
 kernel reported fails it.
 Exit status 1 if anything failed.
