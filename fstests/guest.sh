@@ -9,11 +9,14 @@
 # generic/001,generic/007.  The disks: vda the ext4 test filesystem, vdb the
 # ext2 one (fs-images recipes), vdc a blank scratch disk that fstests
 # formats itself; all three 2 GiB (check.sh).  CONFIG is one of
-#   ext4 ext2 tmpfs         the default policy
-#   ext4-all ext4-none      ext4 mounted with negdentry=all / none (only
-#                           where the harness declares ext4=series: on a
-#                           kernel without the series the option does not
-#                           exist, and the configuration is a SKIP)
+#   ext4 ext2 tmpfs         the default policy (ext2/ext4 lookup, tmpfs
+#                           none with the series)
+#   ext4-all ext4-none      ext4 mounted with negdentry=all / none
+#   tmpfs-lookup            tmpfs mounted with negdentry=lookup
+#                           (these three only where the harness declares
+#                           the series for the driver, ext4=series or
+#                           tmpfs=series: on a kernel without it the option
+#                           does not exist, and the configuration is a SKIP)
 #   nfs3-ext4 nfs4.2-ext4 nfs3-tmpfs nfs4.2-tmpfs
 #                           the loopback NFS server (nfs-test/server.sh)
 #                           exporting test and scratch folders of ext4
@@ -75,9 +78,13 @@ config() { # CONFIG
 		echo "export FSTYP=ext4 TEST_DEV=/dev/vda SCRATCH_DEV=/dev/vdc"
 		[ "$1" = ext4 ] || echo "export EXT_MOUNT_OPTIONS='-o negdentry=${1#ext4-}'" ;;
 	ext2) echo "export FSTYP=ext2 TEST_DEV=/dev/vdb SCRATCH_DEV=/dev/vdc" ;;
-	tmpfs)
+	tmpfs | tmpfs-lookup)
 		echo "export FSTYP=tmpfs TEST_DEV=tmpfs_test SCRATCH_DEV=tmpfs_scratch"
-		echo "export TMPFS_MOUNT_OPTIONS='-o size=1g'" ;;
+		if [ "$1" = tmpfs ]; then
+			echo "export TMPFS_MOUNT_OPTIONS='-o size=1g'"
+		else
+			echo "export TMPFS_MOUNT_OPTIONS='-o size=1g,negdentry=${1#tmpfs-}'"
+		fi ;;
 	nfs*)
 		vers=${1%%-*} vers=${vers#nfs} fs=${1#*-}
 		echo "export FSTYP=nfs"
@@ -161,9 +168,16 @@ nfs=''
 for c in "$@"; do
 	case "$c" in
 	nfs*) nfs="$nfs $c" ;;
-	ext4-*) if load_variant ext4 && [ "$NDT_EXPECT" = series ]; then run "$c"; else
-		skip_config "$c" "no negdentry= option: the harness declares this kernel without the series"
-	fi ;;
+	ext4-* | tmpfs-*)
+		# a negdentry= mount: only where the harness declares the series
+		# for the driver (ext4 or tmpfs: scripts/variant.sh)
+		v=${c%%-*}
+		load_variant "$v" || NDT_EXPECT=''
+		if [ "$NDT_EXPECT" = series ]; then
+			run "$c"
+		else
+			skip_config "$c" "no negdentry= option: the harness declares this kernel without the series ($v=${NDT_EXPECT:-undeclared})"
+		fi ;;
 	*) run "$c" ;;
 	esac
 done

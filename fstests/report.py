@@ -11,10 +11,10 @@
   report.py summary RUN... [--out FILE]
       (on the host) per configuration, each kernel's run, passed, failed and
       not run side by side, then every test whose outcome differs between
-      stock and another kernel, and every failure.  ext4-all and ext4-none
-      exist only on kernels with the series: they are compared with stock's
-      ext4.  Exits 1 if a test that passes on stock fails on another kernel,
-      or if a configuration has no results.
+      stock and another kernel, and every failure.  ext4-all, ext4-none and
+      tmpfs-lookup exist only on kernels with the series: they are compared
+      with stock's ext4 and tmpfs (BASELINE).  Exits 1 if a test that passes
+      on stock fails on another kernel, or if a configuration has no results.
 
       Several RUNs make one report when each ran other configurations of
       the same kernels (a full run takes longer than a working session;
@@ -121,8 +121,12 @@ def read_line(path):
 
 
 # every configuration of make fstests (fstests/README.md), in report order
-CONFIGS = ['ext4', 'ext4-all', 'ext4-none', 'ext2', 'tmpfs', 'nfs3-ext4', 'nfs4.2-ext4',
-           'nfs3-tmpfs', 'nfs4.2-tmpfs']
+CONFIGS = ['ext4', 'ext4-all', 'ext4-none', 'ext2', 'tmpfs', 'tmpfs-lookup', 'nfs3-ext4',
+           'nfs4.2-ext4', 'nfs3-tmpfs', 'nfs4.2-tmpfs']
+# the configurations that mount with a negdentry= policy, which only kernels
+# with the series have (a SKIP on stock), and the configuration of stock
+# each is compared with; every other configuration with its own
+BASELINE = {'ext4-all': 'ext4', 'ext4-none': 'ext4', 'tmpfs-lookup': 'tmpfs'}
 
 
 def summary(runs, out, want=()):
@@ -189,7 +193,7 @@ def summary(runs, out, want=()):
         return '%d / %d / %d / %d' % (len(r), *n)
 
     def baseline(c):
-        return 'ext4' if c.startswith('ext4-') else c
+        return BASELINE.get(c, c)
 
     lines = ['# fstests: stock and patched side by side', '',
              '%s: %s; kernels: %s; configurations: %s. fstests kdave/xfstests '
@@ -198,9 +202,10 @@ def summary(runs, out, want=()):
                  ', '.join('`%s`' % os.path.basename(os.path.realpath(r)) for r in runs),
                  ', '.join('%s %s' % (k, release[k]) for k in kernels), ' '.join(configs),
                  host_time(runs)), '',
-             'Each cell: run / passed / failed / not run. ext4-all and ext4-none exist '
-             'only with the series (stock: the option is refused) and are compared with '
-             "stock's ext4.", '',
+             'Each cell: run / passed / failed / not run. ext4-all, ext4-none and '
+             'tmpfs-lookup (negdentry=all, none, lookup) exist only with the series '
+             "(stock: the option is refused) and are compared with stock's ext4 and "
+             'tmpfs.', '',
              '| configuration | ' + ' | '.join(kernels) + ' |',
              '|---|' + '---|' * len(kernels)]
     missing = []
@@ -229,8 +234,13 @@ def summary(runs, out, want=()):
     regress = []
     diffs = []
     fails = []
+    uncompared = []
     for c in configs:
-        base = res[('stock', baseline(c))]
+        # stock's baseline: none if the runs lack it (FSTESTS_CONFIGS)
+        base = res.get(('stock', baseline(c)), {})
+        if not base and baseline(c) != c and any(res[(k, c)] for k in kernels):
+            uncompared.append('- %s: not compared: stock has no results on %s'
+                              % (c, baseline(c)))
         for k in kernels:
             r = res[(k, c)]
             for t, (s, why) in sorted(r.items()):
@@ -246,7 +256,10 @@ def summary(runs, out, want=()):
                     if b == 'pass' and s == 'fail':
                         regress.append(d)
     lines += ['', '## Outcomes that differ from stock', '']
-    lines += diffs or ['None: every test has the same outcome on every kernel.']
+    lines += diffs or ['None in the configurations compared.' if uncompared else
+                       'None: every test has the same outcome on every kernel.']
+    if uncompared:
+        lines += [''] + uncompared
     lines += ['', '## Failures', '']
     lines += fails or ['None.']
     notrun = {}
