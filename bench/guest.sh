@@ -5,16 +5,17 @@
 #   guest.sh PART BINDIR KEY=VALUE...
 #
 # PART is one of
-#   mem     the 2002 reproducer on ext2, ext4 and tmpfs, every policy the
-#           kernel has or those in POLICIES (keys: ROUNDS, N, POLICIES)
+#   mem     the 2002 reproducer on each filesystem of FSS, every policy in
+#           POLICIES (keys: ROUNDS, N, POLICIES, FSS)
 #   pc      page cache protection: a hot file on ext4 and the spool workload
 #           on FS (keys: FS, HOT_MIB, SPOOL_OPS, CHUNK)
-#   tput    the timed workloads on ext2, ext4 and tmpfs under every policy
-#           the kernel has, and stress-ng on ext4 under the default policy
-#           (keys: the ops counts below); under the default policy also
-#           fs_mark, postmark and dbench on each filesystem and readdir +
-#           rmdir after lookup misses on tmpfs (TOOLS=1; keys FSMARK_*,
-#           PM_*, DBENCH_*, NEGDIR_*)
+#   tput    the timed workloads on each filesystem of FSS under every
+#           policy in POLICIES, and stress-ng on ext4 under the default
+#           policy (STRESS=1; keys: the ops counts below); under the
+#           default policy also fs_mark, postmark and dbench on each
+#           filesystem of FSS (TOOLS=1; keys FSMARK_*, PM_*, DBENCH_*),
+#           and readdir + rmdir after lookup misses on tmpfs, if FSS has
+#           it, under each policy of NEGDIR_POLICIES (keys NEGDIR_*)
 #   smp     two threads stat()ing and open()ing SMP_FILES files (each
 #           count in the list) on ext2, ext4 and tmpfs, default policy, in
 #           a 2-vCPU guest (keys: SMP_FILES, SMP_OPS per thread)
@@ -22,7 +23,10 @@
 # scripts/variant.sh); DISKS (from bench/run.sh) says which disk holds
 # which image, e.g. "ext2=vda ext4=vdb".  POLICIES (from bench/run.sh,
 # which knows the kernel it boots) lists the policies to run: "default",
-# or negdentry= values.
+# or negdentry= values.  FSS (default "ext2 ext4 tmpfs") lists the
+# filesystems the mem and tput parts run on, in that order (bench/run.sh
+# gives "tmpfs" to the boot of tmpfs's opt-in negdentry=lookup: ext2's and
+# ext4's default is lookup already).
 #
 # Lines of raw.txt:
 #   result FS POLICY WORKLOAD OPS NS
@@ -41,16 +45,17 @@ STAT=30000 OPENCLOSE=20000 NFILES=1000
 # of the short fileset
 MIXLOCK=1000 HELDLOCK=1000 SHORTFILESET=4000 SHORT_NFILES=100
 SNG_DENTRY=1000 SNG_TOUCH=1000 SNG_FILENAME=200 SNG_LINK=1 SNG_RENAME=1000
-SNG_DIR=500 STRESS=1 POLICIES='' DISKS=
+SNG_DIR=500 STRESS=1 POLICIES='' DISKS='' FSS='ext2 ext4 tmpfs'
 # the field's tools, default policy only: fs_mark creates FSMARK_N empty
 # files in each of FSMARK_DIRS directories (one thread each), then every
 # file is unlinked (timed); postmark: PM_NUMBER files of PM_SIZE bytes,
 # PM_TRANS transactions; dbench: DBENCH_CLIENTS clients for DBENCH_T
-# seconds (at least 2: with 1 dbench reports 0 MB/s); negdir: NEGDIR_FILES
-# files, NEGDIR_MISSES lookup misses, NEGDIR_PASSES readdirs (tmpfs)
+# seconds (at least 2: with 1 dbench reports 0 MB/s); negdir (tmpfs,
+# under each policy of NEGDIR_POLICIES that POLICIES has): NEGDIR_FILES
+# files, NEGDIR_MISSES lookup misses, NEGDIR_PASSES readdirs
 TOOLS=1 FSMARK_DIRS=4 FSMARK_N=1000 PM_NUMBER=500 PM_TRANS=2000
 PM_SIZE='500 4096' DBENCH_T=2 DBENCH_CLIENTS=1
-NEGDIR_MISSES=100000 NEGDIR_FILES=10 NEGDIR_PASSES=100
+NEGDIR_POLICIES=default NEGDIR_MISSES=100000 NEGDIR_FILES=10 NEGDIR_PASSES=100
 SMP_FILES='1 8' SMP_OPS=20000
 for kv in "$@"; do
 	case "$kv" in
@@ -174,7 +179,7 @@ tools() {
 case "$part" in
 mem)
 	for p in $(policies); do
-		for fs in ext2 ext4 tmpfs; do
+		for fs in $FSS; do
 			mount_fs "$fs" "$p"
 			"$bin/ndbench" mem "/mnt/$fs/mem" "$ROUNDS" "$N" | tag "$fs" "$p"
 			umount "/mnt/$fs"
@@ -194,7 +199,7 @@ pc)
 	;;
 tput)
 	for p in $(policies); do
-		for fs in ext2 ext4 tmpfs; do
+		for fs in $FSS; do
 			mount_fs "$fs" "$p"
 			d=/mnt/$fs
 			ws="miss:$MISS relock:$RELOCK fileset:$NFILES:$FILESET"
@@ -220,25 +225,31 @@ tput)
 			done
 			umount "$d"
 		done
-		# the field's tools, default policy only, after the workloads
-		# of all three filesystems: a boot of another policy runs those
+		# the field's tools (default policy only) and negdir (tmpfs,
+		# the policies of NEGDIR_POLICIES), after the workloads of all
+		# the filesystems: a boot of another policy runs those
 		# workloads without them, and must reach each with the same
 		# history (run before ext4's, ext2's tools made ext4's and
 		# tmpfs's creates of those boots 8,500 instructions cheaper)
-		if [ "$p" = default ] && [ "$TOOLS" = 1 ]; then
-			for fs in ext2 ext4 tmpfs; do
-				mount_fs "$fs" "$p"
-				d=/mnt/$fs
-				tools "$fs"
-				# lookup misses cached in a small directory: what
-				# they cost readdir and rmdir (tmpfs: stock keeps none)
-				[ "$fs" != tmpfs ] ||
-					"$bin/ndbench" negdir "$d/negdir" "$NEGDIR_MISSES" \
-						"$NEGDIR_FILES" "$NEGDIR_PASSES" | tag "$fs" "$p"
+		tools_on=0 negdir_on=0
+		[ "$p" != default ] || [ "$TOOLS" != 1 ] || tools_on=1
+		case " $NEGDIR_POLICIES " in *" $p "*) negdir_on=1 ;; esac
+		for fs in $FSS; do
+			[ "$tools_on" = 1 ] || { [ "$negdir_on" = 1 ] && [ "$fs" = tmpfs ]; } ||
+				continue
+			mount_fs "$fs" "$p"
+			d=/mnt/$fs
+			[ "$tools_on" = 0 ] || tools "$fs"
+			# lookup misses cached in a small directory: what they
+			# cost readdir and rmdir (tmpfs: stock keeps none; patched
+			# keeps them under negdentry=lookup, its opt-in there)
+			if [ "$negdir_on" = 1 ] && [ "$fs" = tmpfs ]; then
+				"$bin/ndbench" negdir "$d/negdir" "$NEGDIR_MISSES" \
+					"$NEGDIR_FILES" "$NEGDIR_PASSES" | tag "$fs" "$p"
 				rm -rf "${d:?}/negdir"
-				umount "$d"
-			done
-		fi
+			fi
+			umount "$d"
+		done
 		# stress-ng: ext4, default policy, right after the same sequence
 		# of work on both kernels
 		if [ "$p" = default ] && [ "$STRESS" = 1 ]; then

@@ -27,8 +27,10 @@ RUN_DIR:
     pc.csv        the page cache counters
     mem.png       negative dentries and dentry slab over rounds
     ratios.png    patched/stock throughput ratios with spread, noise floor
-    policies.png  the same for patched under negdentry=all and none
-    headline.md   the headline table (ext2, ext4, tmpfs side by side)
+    policies.png  the same for patched under negdentry=all, none and (tmpfs)
+                  lookup
+    headline.md   the headline table (ext2, ext4, tmpfs side by side, default
+                  policy) and tmpfs's opt-in negdentry=lookup
 """
 import csv
 import glob
@@ -40,7 +42,23 @@ import subprocess
 import sys
 
 FSS = ["ext2", "ext4", "tmpfs"]
-POLICIES = ["default", "all", "none"]
+# The patched kernel's default policy per filesystem, as the series
+# documents it (tmpfs: none, stock's behaviour; negdentry=lookup is its
+# opt-in).  Declared here, not read from the results: every label "...
+# (default)" comes from it, also for a run of an earlier version of the
+# series (before the change, tmpfs's default was lookup).
+DEFAULT_POLICY = {"ext2": "lookup", "ext4": "lookup", "tmpfs": "none"}
+# the patched kernel's policies in a run: "default" (the boot patched),
+# negdentry= values (patched-all, patched-none, patched-lookup)
+POLICIES = ["default", "all", "none", "lookup"]
+# the tput boots of every repetition (bench/run.sh, its config.txt
+# "tput_boots="); a run made before patched-lookup (tmpfs's opt-in, tmpfs
+# only) has no tput_boots line and these
+TPUT_BOOTS_BEFORE = ["stock", "patched", "patched-all", "patched-none", "stock-b"]
+# the filesystems whose default is not lookup, and the boot that runs them
+# under negdentry=lookup (their opt-in): a section of their own in the
+# headline
+OPT_IN = [fs for fs in FSS if DEFAULT_POLICY[fs] != "lookup"]
 WORKLOADS = [
     ("miss", "Lookup misses (PATH-like stat of missing names)", "stat calls/s"),
     ("relock", "Delete-then-create, same name at once (lock file)", "create+unlink/s"),
@@ -71,8 +89,8 @@ WORKLOADS = [
     ("smpopen-1", "2 vCPUs: two threads open()+close() one file", "open+close/s"),
     ("smpopen-8", "2 vCPUs: two threads open()+close() 8 files", "open+close/s"),
 ]
-# the field's tools and the tmpfs readdir/rmdir test: default policy only,
-# their tables after stress-ng
+# the field's tools (default policy only) and the tmpfs readdir/rmdir test
+# (default policy and tmpfs's opt-in lookup), their tables after stress-ng
 TOOLS = ["fsmark", "postmark", "dbench"]
 LATE = TOOLS + ["negdir-readdir", "negdir-rmdir"]
 STRESSORS = ["dentry", "touch", "filename", "link", "rename", "dir"]
@@ -103,7 +121,31 @@ GOALS = [
     ("fileset", FSS, 0.97),
     ("webproxy", FSS, 0.97),
 ] + [(w, FSS, 0.99) for w, _, _ in WORKLOADS if w in COUNTED or w == "shortfileset"] + [
-    (w, FSS, 0.99) for w in TOOLS]
+    (w, FSS, 0.99) for w in TOOLS] + [
+    # the cached misses of negdentry=lookup on tmpfs stay in the
+    # directory's children, which readdir and rmdir walk: tmpfs's default
+    # (none) must not pay for them
+    ("negdir-readdir", ["tmpfs"], 0.95),
+    ("negdir-rmdir", ["tmpfs"], 0.95)]
+
+
+def policy_name(fs, pol):
+    """A patched policy as the report shows it: "lookup (default)" on ext2,
+    "none (default)" on tmpfs, else the negdentry= value."""
+    return f"{DEFAULT_POLICY[fs]} (default)" if pol == "default" else pol
+
+
+def default_text():
+    """The default policies in words: "`negdentry=lookup` on ext2 and ext4,
+    `none` on tmpfs"."""
+    by = {}
+    for fs in FSS:
+        by.setdefault(DEFAULT_POLICY[fs], []).append(fs)
+    parts = []
+    for i, (pol, fss) in enumerate(by.items()):
+        names = fss[0] if len(fss) == 1 else ", ".join(fss[:-1]) + " and " + fss[-1]
+        parts.append(f"`{'negdentry=' if i == 0 else ''}{pol}` on {names}")
+    return ", ".join(parts)
 
 
 def read_lines(path):
@@ -182,8 +224,8 @@ class Run:
             if not m:
                 continue
             rep, label = int(m.group(1)), m.group(2)
-            # patched-all, patched-none: one boot per policy; the policy
-            # is in each result line
+            # patched-all, patched-none, patched-lookup: one boot per
+            # policy; the policy is in each result line
             if label.startswith("patched-"):
                 label = "patched"
             self.check_rc(bd)
@@ -239,7 +281,8 @@ class Run:
     @staticmethod
     def boot_name(label, policy):
         """The boot a timed result came from: stock, patched, patched-all,
-        patched-none or stock-b (bench/run.sh's tput/rREP-BOOT)."""
+        patched-none, patched-lookup or stock-b (bench/run.sh's
+        tput/rREP-BOOT)."""
         return f"patched-{policy}" if label == "patched" and policy != "default" else label
 
     def check_tput(self):
@@ -250,7 +293,7 @@ class Run:
         got = {}  # (boot, rep) -> {(fs, policy, workload)}
         for rep, label, fs, pol, wl, ops, ns in self.rows:
             got.setdefault((self.boot_name(label, pol), rep), set()).add((fs, pol, wl))
-        boots = ["stock", "patched", "patched-all", "patched-none", "stock-b"]
+        boots = self.cfg.get("tput_boots", " ".join(TPUT_BOOTS_BEFORE)).split()
         if "tput" not in self.parts:
             boots = []
         boots += sorted({b for b, _ in got} - set(boots))
@@ -505,7 +548,7 @@ def plot_mem(run):
             for k, f_, pol, name in series:
                 if f_ != fs:
                     continue
-                lab = k if k == "stock" else f"patched {'lookup (default)' if pol == 'default' else pol}"
+                lab = k if k == "stock" else f"patched {policy_name(fs, pol)}"
                 plots.append(f"'{d}/plotdata/{name}' using 1:{col} with linespoints "
                              f"{style.get((k, pol), '')} title '{lab}'")
             if plots:
@@ -516,13 +559,19 @@ def plot_mem(run):
     return "mem.png" if gnuplot("\n".join(g) + "\n") else None
 
 
+# negdir ratios below this are left out of the plots (see plot_ratios)
+NEGDIR_PLOT_MIN = 0.5
+
+
 def plot_ratios(run, comps, policies, out, title, smp=False):
     d = run.d
-    # negdir's ratios (a walk of every cached miss against none) would
-    # squash the scale: they are in summary.md.  The two-CPU rows (plain
-    # TCG, host time) get a plot of their own (smp=True).
+    # negdir's ratios under lookup (a walk of every cached miss against
+    # none: about 0.01 and 0.0001) would squash the scale: they are in
+    # summary.md and the headline.  Under tmpfs's default (none) they are
+    # about 1 and plotted.  The two-CPU rows (plain TCG, host time) get a
+    # plot of their own (smp=True).
     rows = [c for c in comps if c["policy"] in policies
-            and not c["workload"].startswith("negdir")
+            and not (c["workload"].startswith("negdir") and c["ratio_min"] < NEGDIR_PLOT_MIN)
             and (c["workload"] in SMP) == smp]
     if not rows:
         return None
@@ -642,7 +691,9 @@ def goal_rows(run, comps):
     return rows
 
 BOOT_NAMES = {"stock": "stock", "patched": "patched", "patched-all": "patched negdentry=all",
-              "patched-none": "patched negdentry=none", "stock-b": "stock again (noise floor)"}
+              "patched-none": "patched negdentry=none",
+              "patched-lookup": "patched negdentry=lookup (tmpfs)",
+              "stock-b": "stock again (noise floor)"}
 
 
 def reps_ran(run, boots, cells=()):
@@ -728,35 +779,21 @@ def write_headline(run, comps):
     for wl in TOOL_COUNT_GOAL[0]:
         rows.append([f"negative dentries {wl} left (patched vs stock)",
                      f"<= {TOOL_COUNT_GOAL[2]:.2f}"] + [tool_count_cell(wl, fs) for fs in FSS])
-    names = {"miss": "lookup misses", "newnames": "always-new names",
-             "stat": "stat() of existing files", "openclose": "open+close of existing files",
-             "relock": "delete-then-create, same name at once (lock file)",
-             "fileset": "delete-then-create, names back after others (fileset)",
-             "webproxy": "webproxy-like (fileset + write + reads)",
-             "heldlock": "spool + lock file unlinked while open",
-             "shortfileset": "short fileset (random create/unlink of few names)",
-             "fsmark": "fs_mark create + unlink (files/s)",
-             "postmark": "postmark (transactions/s)",
-             "dbench": "dbench (its MB/s)"}
-    for wl in COUNTED:
-        m = re.match(r"(mixlock|mixlocksame)-(\d+:\d+)$", wl)
-        if m:
-            names[wl] = (f"spool + lock file, {m.group(2)}, "
-                         + ("two dirs" if m.group(1) == "mixlock" else "one dir"))
+    names = headline_names(run)
     for wl, fss, goal in GOALS:
         row = [names.get(wl, wl), f">= {goal:.2f}"]
         for fs in FSS:
             c = by.get((wl, fs, "default"))
             if not c:
-                row.append("not run")
+                # negdir: tmpfs only, by design
+                row.append("not run" if fs in fss else "-")
                 continue
             cell = f"{c['ratio']:.4f} [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
             row.append(f"**{cell}**" if fs in fss and c["ratio"] < goal else cell)
         rows.append(row)
     # no goal: the steady state next to the short window, and the two-CPU
     # rows with their own noise floor (plain TCG: host time)
-    extra = [("newnames-reclaim", "always-new names, then the reclaim of what they left "
-              "(steady state)")]
+    extra = [("newnames-reclaim", names["newnames-reclaim"])]
     extra += [(w, "2 vCPUs, plain TCG, noise floor in brackets: " + t.split(": ", 1)[1])
               for w, t, _ in WORKLOADS if w in SMP]
     for wl, label in extra:
@@ -783,8 +820,9 @@ def write_headline(run, comps):
     L += [f"Mode: **{run.mode}** (emulated time), "
           f"{reps_ran(run, ['stock', 'patched', 'stock-b'], cells + noise)}; "
           f"kernels `{run.release['stock']}` and `{run.release['patched']}`. Ratios: "
-          "patched (default `negdentry=lookup`) / stock throughput of the same repetition, "
-          "median [min-max] of these per-repetition ratios; counts are exact.\n",
+          f"patched under its default policy ({default_text()}) / stock throughput of the "
+          "same repetition, median [min-max] of these per-repetition ratios; counts are "
+          "exact.\n",
           md_table(["measurement", "goal", "ext2", "ext4", "tmpfs"], rows)]
     if noise:
         med = [n["ratio"] for n in noise]
@@ -793,8 +831,98 @@ def write_headline(run, comps):
                  f"{min(med):.3f}-{max(med):.3f}, single repetitions "
                  f"{min(n['ratio_min'] for n in noise):.3f}-"
                  f"{max(n['ratio_max'] for n in noise):.3f}.\n")
+    L += opt_in_section(run, comps, names)
     with open(os.path.join(run.d, "headline.md"), "w") as f:
         f.write("\n".join(L))
+
+
+def tput_arg(run, key, default="?"):
+    """A size from config.txt's tput_args (NEGDIR_MISSES=100000 ...)."""
+    args = dict(a.split("=", 1) for a in run.cfg.get("tput_args", "").split() if "=" in a)
+    return args.get(key, default)
+
+
+def misses(run):
+    """NEGDIR_MISSES, as "100,000"."""
+    n = tput_arg(run, "NEGDIR_MISSES")
+    return f"{int(n):,}" if n.isdigit() else n
+
+
+def headline_names(run):
+    """The headline's name of each workload."""
+    names = {"miss": "lookup misses", "newnames": "always-new names",
+             "newnames-reclaim": "always-new names, then the reclaim of what they left "
+             "(steady state)",
+             "stat": "stat() of existing files", "openclose": "open+close of existing files",
+             "relock": "delete-then-create, same name at once (lock file)",
+             "fileset": "delete-then-create, names back after others (fileset)",
+             "webproxy": "webproxy-like (fileset + write + reads)",
+             "heldlock": "spool + lock file unlinked while open",
+             "shortfileset": "short fileset (random create/unlink of few names)",
+             "fsmark": "fs_mark create + unlink (files/s)",
+             "postmark": "postmark (transactions/s)",
+             "dbench": "dbench (its MB/s)",
+             "negdir-readdir": f"readdir of a small directory after {misses(run)} lookup misses "
+             "in it (tmpfs)",
+             "negdir-rmdir": "rmdir of that directory, its files unlinked (tmpfs)"}
+    for wl in COUNTED:
+        m = re.match(r"(mixlock|mixlocksame)-(\d+:\d+)$", wl)
+        if m:
+            names[wl] = (f"spool + lock file, {m.group(2)}, "
+                         + ("two dirs" if m.group(1) == "mixlock" else "one dir"))
+    return names
+
+
+def opt_in_section(run, comps, names):
+    """headline.md's lines on each filesystem whose default policy is not
+    lookup (tmpfs) under negdentry=lookup, its opt-in (boot
+    patched-lookup): every workload that boot ran, patched/stock against
+    the same stock boots as the default, next to the default's ratio; a
+    note where the run has no such boot (a run made before it)."""
+    by = {(c["workload"], c["fs"], c["policy"]): c for c in comps}
+    L = []
+
+    def cell(c):
+        if not c:
+            return "not run"
+        return f"{c['ratio']:.4f} [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
+
+    for fs in OPT_IN:
+        pol, dflt = "lookup", DEFAULT_POLICY[fs]
+        wls = [w for w, _, _ in WORKLOADS if (w, fs, pol) in by]
+        head = (f"**{fs} under `negdentry={pol}`**, its opt-in (the default is "
+                f"`{dflt}`, stock's behaviour)")
+        if not wls:
+            if "tput_boots" in run.cfg:
+                why = "the boot failed"
+            else:
+                # DEFAULT_POLICY is what the series documents now, not
+                # what this run's kernel did
+                why = (f"the run was made before that boot was added, and its kernel may "
+                       f"be of the series before {fs}'s default became `{dflt}`: its {fs} "
+                       f"column above then measured `{pol}`")
+            L.append(f"{head}: not in this run (no `patched-{pol}` boot with results: "
+                     f"{why}).\n")
+            continue
+        cells = [by[(w, fs, pol)] for w in wls]
+        L.append(f"{head}: boot `patched-{pol}`, which runs {fs}'s workloads and then the "
+                 f"readdir/rmdir test, {fs} only; "
+                 f"{reps_ran(run, ['stock', 'patched-' + pol], cells)}. Ratios: patched "
+                 "/ stock of the same repetition (the same stock boots as above), median "
+                 "[min-max]; no goals: the gain on lookup misses, and what the cached "
+                 "misses cost readdir and rmdir of their directory.\n")
+        rows = [[names.get(w, w), cell(by.get((w, fs, "default"))), cell(by[(w, fs, pol)])]
+                for w in wls]
+        sc = run.count("stock", fs, "default", "negdir-misses")
+        if sc is not None:
+            def negs(p):
+                n = run.count("patched", fs, p, "negdir-misses")
+                return "not run" if n is None else f"{fmt(n, 0)} vs {fmt(sc, 0)}"
+            rows.append([f"negative dentries the {misses(run)} lookup misses left, before "
+                         "the readdirs (patched vs stock)", negs("default"), negs(pol)])
+        L.append(md_table(["measurement", f"{fs}, `{dflt}` (default) / stock",
+                           f"{fs}, `{pol}` (opt-in) / stock"], rows))
+    return L
 
 
 def sample_places(base):
@@ -879,8 +1007,12 @@ def write_summary(run, comps, pngs):
     L.append(f"- Throughput mode: **{mode}** ({timing}). Repetitions that ran: "
              f"{reps_ran(run, list(run.reps_ran))}; "
              "boots interleaved stock, patched (default policy), patched under negdentry=all, "
-             "patched under negdentry=none, stock (the second stock boot is the noise floor); "
-             "each boot runs its own policy's workloads first, at the same point of the boot.")
+             "patched under negdentry=none, patched under negdentry=lookup on tmpfs only "
+             "(tmpfs's opt-in; runs made before it lack it), stock (the second stock boot is "
+             "the noise floor); each boot runs its own policy's workloads first, at the same "
+             "point of the boot. The tmpfs-only boot reaches tmpfs's workloads without "
+             "ext2's and ext4's before them, and its readdir/rmdir test without the tools; "
+             "its ratios compare it with the same stock boots, which had them.")
     L.append(f"- Counts (memory, page cache) come from plain TCG boots (one CPU); they "
              "do not depend on timing and are exact.")
     L.append(f"- Date {run.cfg.get('date', '?')}; whole run took "
@@ -895,7 +1027,8 @@ def write_summary(run, comps, pngs):
              "misses, no memory latency, no lock contention and no multi-core effects "
              "(one vCPU): the d_lock that 6.1's `fast_dput()` takes for a dentry with "
              "`->d_delete` costs only its instructions here, never a contended cache "
-             "line. \"policy\" is the patched kernel's `negdentry=` (default = lookup); "
+             f"line. \"policy\" is the patched kernel's `negdentry=` (the default: "
+             f"{default_text()}, as the series documents it); "
              "stock is always its default and is the denominator of every ratio. "
              "Ratios are per repetition, patched/stock of the same repetition (the "
              "noise floor: the second stock boot over the first of the same "
@@ -903,7 +1036,7 @@ def write_summary(run, comps, pngs):
              "and their min-max, not the ratio of the two medians. Throughput cells "
              "are median [min-max] over repetitions. ns/op under icount = guest instructions per "
              "operation (user + kernel).\n")
-    L.append("## Goals (patched/stock, default policy)\n")
+    L.append(f"## Goals (patched/stock, default policy: {default_text()})\n")
     L.append(md_table(["measurement", "goal", "patched/stock [min-max]", "result"],
                       goal_rows(run, comps)))
 
@@ -933,7 +1066,7 @@ def write_summary(run, comps, pngs):
                 sslab = (sd[-1][3] - sd[0][3]) * sd[-1][5]
                 ratio_neg = f"{neg / sneg:.4f}" if sneg >= 1000 else "n/a"
                 ratio_slab = f"{slab / sslab:.4f}" if sslab >= 2**20 else "n/a"
-            polname = "lookup (default)" if (k, pol) == ("patched", "default") else pol
+            polname = policy_name(fs, pol) if k == "patched" else pol
             mrows.append((fs, k, polname, len(pts) - 1, fmt(neg, 0), fmt(e[1] - b[1], 0),
                           f"{slab / 2**20:.2f}", ratio_neg, ratio_slab))
     L.append(md_table(["fs", "kernel", "policy", "rounds", "nr_negative growth",
@@ -990,7 +1123,7 @@ def write_summary(run, comps, pngs):
         L.append("## Plots\n")
         L.append("![throughput ratios](ratios.png)\n")
     if "policies.png" in pngs:
-        L.append("![ratios under negdentry=all and none](policies.png)\n")
+        L.append("![ratios under negdentry=all, none and lookup](policies.png)\n")
     if "smp.png" in pngs:
         L.append("![two threads on 2 vCPUs](smp.png)\n")
     L.append("## Files\n")
@@ -1047,12 +1180,17 @@ TOOL_NOTES = {
     "negdir-readdir": "tmpfs only: NEGDIR_FILES files in a directory, stat() of "
                       "NEGDIR_MISSES never-existing names in it (untimed), then "
                       "NEGDIR_PASSES x opendir+readdir+closedir; ns/op = one readdir "
-                      "(readdir walks the directory's negative children: dcache_readdir "
-                      "on 6.1, offset_iterate_dir on 6.12). "
-                      "Default policy only.",
+                      "(readdir walks the directory's negative children, the cached "
+                      "misses: dcache_readdir on 6.1, offset_iterate_dir on 6.12). "
+                      "Stock tmpfs caches no misses, nor does patched tmpfs under its "
+                      "default (none: goal >= 0.95 of stock); under negdentry=lookup, its "
+                      "opt-in, it keeps them (boot patched-lookup, tmpfs only: see "
+                      "Throughput mode above). Not run under all and none.",
     "negdir-rmdir": "tmpfs only: the files unlinked (untimed), then one rmdir of the "
                     "directory (1 op; ns/op = its guest time: vfs_rmdir's "
-                    "shrink_dcache_parent frees the cached misses). Default policy only.",
+                    "shrink_dcache_parent frees the cached misses, and simple_empty walks "
+                    "them first). Default policy (goal >= 0.95) and negdentry=lookup, as "
+                    "the readdirs.",
 }
 
 
@@ -1070,7 +1208,7 @@ def workload_tables(L, run, comps, workloads, sec, unit_mode):
                 pc = run.count("patched", c["fs"], c["policy"], cl)
                 extra = [f"{fmt(sc, 0) if sc is not None else '-'} / "
                          f"{fmt(pc, 0) if pc is not None else '-'}"]
-            rows.append(tuple(extra) + (c["fs"], "lookup (default)" if c["policy"] == "default" else c["policy"],
+            rows.append(tuple(extra) + (c["fs"], policy_name(c["fs"], c["policy"]),
                          f"{fmt(c['base_median'])} [{fmt(c['base_min'])}-{fmt(c['base_max'])}]",
                          f"{fmt(c['other_median'])} [{fmt(c['other_min'])}-{fmt(c['other_max'])}]",
                          f"**{c['ratio']:.4f}** [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
@@ -1164,9 +1302,9 @@ def main():
               plot_ratios(run, comps, ["default"], "ratios.png",
                           f"patched (default policy) / stock throughput, {run.mode} mode "
                           "(emulated time)"),
-              plot_ratios(run, comps, ["all", "none"], "policies.png",
-                          f"patched negdentry=all and none / stock, {run.mode} mode "
-                          "(emulated time)"),
+              plot_ratios(run, comps, ["all", "none", "lookup"], "policies.png",
+                          "patched negdentry=all, none and (tmpfs) lookup / stock, "
+                          f"{run.mode} mode (emulated time)"),
               plot_ratios(run, comps, ["default"], "smp.png",
                           "two threads on 2 vCPUs, patched (default policy) / stock, "
                           "plain TCG (host time)", smp=True)):

@@ -11,12 +11,14 @@
 #   mem    the 2002 reproducer, counts (plain TCG, one CPU: counts are exact)
 #   pc     page cache protection in a 256 MiB guest, counts (plain TCG)
 #   tput   timed workloads and stress-ng, REPS repetitions of the boots
-#          stock, patched (default policy), patched-all, patched-none,
-#          stock (again: the noise floor), in that order;
-#          -icount shift=0 by default (guest time = instructions), or plain
-#          TCG with --mode tcg; the stock and default-policy boots also
-#          run fs_mark, postmark and dbench on ext2, ext4 and tmpfs, and
-#          readdir + rmdir after lookup misses on tmpfs
+#          stock, patched (default policy: lookup on ext2 and ext4, none
+#          on tmpfs), patched-all, patched-none, patched-lookup (tmpfs
+#          only: its opt-in), stock (again: the noise floor), in that
+#          order; -icount shift=0 by default (guest time = instructions),
+#          or plain TCG with --mode tcg; the stock and default-policy
+#          boots also run fs_mark, postmark and dbench on ext2, ext4 and
+#          tmpfs, and they and patched-lookup readdir + rmdir after
+#          lookup misses on tmpfs
 #   smp    two threads stat()ing and open()ing one file and 8 files, 2
 #          vCPUs under plain TCG (icount has one), REPS x (stock, patched,
 #          stock), one boot at a time once everything else is done: host
@@ -80,6 +82,10 @@ else
 	SMP_ARGS=(SMP_OPS=100000)
 fi
 [ "$REPS" -ge 1 ] || die "--reps must be at least 1"
+# the boots of each tput repetition, in order (report.py reads the list
+# from config.txt: a run without it, made before patched-lookup, has
+# the others)
+TPUT_BOOTS=(stock patched patched-all patched-none patched-lookup stock-b)
 
 need qemu-system-x86_64 qemu-system-x86
 need python3 python3
@@ -122,6 +128,7 @@ done
 	echo "pc_args=${PC_ARGS[*]} fs=$PC_FS"
 	echo "tput_args=${TPUT_ARGS[*]}"
 	echo "smp_args=${SMP_ARGS[*]}"
+	case " $PARTS " in *" tput "*) echo "tput_boots=${TPUT_BOOTS[*]}" ;; esac
 	echo "date=$(date -Iseconds)"
 } >>"$run/config.txt"
 
@@ -202,12 +209,17 @@ case " $PARTS " in *" tput "*)
 	# timed boots under plain TCG share the host: one at a time
 	tjobs=$JOBS
 	[ "$MODE" = icount ] || { wait; tjobs=1; }
-	log "tput: $REPS x (stock, patched under each policy, stock) in $MODE mode, $tjobs at a time"
+	log "tput: $REPS x (${TPUT_BOOTS[*]}) in $MODE mode, $tjobs at a time"
 	for r in $(seq 1 "$REPS"); do
 		# every boot starts with its own policy's pass, at the same
-		# point of the boot as stock's; stress-ng under the default only
-		for label in stock patched patched-all patched-none stock-b; do
+		# point of the boot as stock's; stress-ng under the default only.
+		# patched-lookup: tmpfs's opt-in (ext2's and ext4's default is
+		# lookup, measured by patched), tmpfs only, with readdir + rmdir
+		# after lookup misses (negdir), which the default boots run too
+		for label in "${TPUT_BOOTS[@]}"; do
 			case $label in
+			patched-lookup) k=patched opts=(POLICIES=lookup STRESS=0 FSS=tmpfs
+				NEGDIR_POLICIES=lookup) ;;
 			patched-*) k=patched opts=(POLICIES="${label#patched-}" STRESS=0) ;;
 			*) k=${label%-b} opts=(POLICIES=default) ;;
 			esac
