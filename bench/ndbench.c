@@ -35,7 +35,9 @@
  *                             drop_caches: stock frees its negative
  *                             dentries there, later, instead of at each
  *                             unlink): result newnames-reclaim, the loop
- *                             and the reclaim together
+ *                             and the reclaim together (the warm-up's
+ *                             dentries are reclaimed before the clock
+ *                             starts, so that only the loop's count)
  *   stat DIR NFILES OPS       stat() of existing files, round robin
  *   openclose DIR NFILES OPS  open(O_RDONLY)+close of existing files
  *   spool DIR OPS HOTFILE CHUNK
@@ -95,6 +97,9 @@
  *   count WORKLOAD negative_delta N  nr_negative (/proc/sys/fs/dentry-state)
  *                                   after the timed loop minus before it:
  *                                   the negative dentries the spool left
+ *   result WORKLOAD-reclaim OPS NS  then, as newnames-reclaim: echo 2 >
+ *                                   drop_caches, NS the loop and the
+ *                                   reclaim together (the steady state)
  *
  * The timed loops of relock, fileset, webproxy, newnames and of the four
  * above follow an untimed warm-up of OPS/4 operations (the short fileset:
@@ -416,6 +421,8 @@ static void newnames(long long ops)
 
 	for (i = -(ops / 4); i < ops; i++) {
 		if (i == 0) {
+			/* newnames-reclaim: only what the timed loop left */
+			drop_slab();
 			settle();
 			t0 = now_ns();
 		}
@@ -537,8 +544,11 @@ static void smp(int n, long long ops)
 }
 
 /*
- * The timed loop of a mix workload: settle, then nr_negative and the clock
- * before it; result and count lines after it.
+ * The timed loop of a mix workload: drop_slab() (what the warm-up left),
+ * settle, then nr_negative and the clock before it; result and count lines
+ * after it, then drop_slab() and a
+ * result line labelled LABEL-reclaim: the loop and the reclaim together,
+ * from the same t0 (the count is taken before the reclaim).
  */
 struct timed {
 	long long t0, neg0;
@@ -546,6 +556,8 @@ struct timed {
 
 static void timed_start(struct timed *t)
 {
+	/* the -reclaim result must not count what the warm-up left */
+	drop_slab();
 	settle();
 	t->neg0 = nr_negative();
 	t->t0 = now_ns();
@@ -555,10 +567,15 @@ static void timed_end(struct timed *t, const char *label, long long ops)
 {
 	long long ns = now_ns() - t->t0;
 	long long neg = nr_negative() - t->neg0;
+	char reclaim[96];
 
 	result(label, ops, ns);
 	printf("count %s negative_delta %lld\n", label, neg);
 	fflush(stdout);
+	/* the steady state: the loop plus the reclaim of what it left */
+	drop_slab();
+	snprintf(reclaim, sizeof(reclaim), "%s-reclaim", label);
+	result(reclaim, ops, now_ns() - t->t0);
 }
 
 /* create+close+unlink */
