@@ -59,32 +59,33 @@ TPUT_BOOTS_BEFORE = ["stock", "patched", "patched-all", "patched-none", "stock-b
 # under negdentry=lookup (their opt-in): a section of their own in the
 # headline
 OPT_IN = [fs for fs in FSS if DEFAULT_POLICY[fs] != "lookup"]
-WORKLOADS = [
+STEADY_STATE = ", then the reclaim of what they left (steady state)"
+
+
+def with_steady_state(workloads):
+    """Each spool + lock file workload followed by its steady state, as
+    ndbench prints it (WORKLOAD-reclaim: the loop, then echo 2 >
+    drop_caches, timed together)."""
+    out = []
+    for w, title, unit in workloads:
+        out.append((w, title, unit))
+        if w.startswith(("mixlock", "heldlock")):
+            out.append((w + "-reclaim", title + STEADY_STATE, unit))
+    return out
+
+
+WORKLOADS = with_steady_state([
     ("miss", "Lookup misses (PATH-like stat of missing names)", "stat calls/s"),
     ("relock", "Delete-then-create, same name at once (lock file)", "create+unlink/s"),
     ("fileset", "Delete-then-create, names back after others (fileset)", "delete+create/s"),
     ("webproxy", "Delete-then-create with data and reads (webproxy-like)", "iterations/s"),
     ("mixlock-1:1", "Spool + lock file, 1:1, two directories", "iterations/s"),
-    ("mixlock-1:1-reclaim", "Spool + lock file, 1:1, two directories, then the reclaim of what "
-     "they left (steady state)", "iterations/s"),
     ("mixlock-4:1", "Spool + lock file, 4:1, two directories", "iterations/s"),
-    ("mixlock-4:1-reclaim", "Spool + lock file, 4:1, two directories, then the reclaim of what "
-     "they left (steady state)", "iterations/s"),
     ("mixlock-1:4", "Spool + lock file, 1:4, two directories", "iterations/s"),
-    ("mixlock-1:4-reclaim", "Spool + lock file, 1:4, two directories, then the reclaim of what "
-     "they left (steady state)", "iterations/s"),
     ("mixlocksame-1:1", "Spool + lock file, 1:1, one directory", "iterations/s"),
-    ("mixlocksame-1:1-reclaim", "Spool + lock file, 1:1, one directory, then the reclaim of what "
-     "they left (steady state)", "iterations/s"),
     ("mixlocksame-4:1", "Spool + lock file, 4:1, one directory", "iterations/s"),
-    ("mixlocksame-4:1-reclaim", "Spool + lock file, 4:1, one directory, then the reclaim of what "
-     "they left (steady state)", "iterations/s"),
     ("mixlocksame-1:4", "Spool + lock file, 1:4, one directory", "iterations/s"),
-    ("mixlocksame-1:4-reclaim", "Spool + lock file, 1:4, one directory, then the reclaim of what "
-     "they left (steady state)", "iterations/s"),
     ("heldlock", "Lock file unlinked while open, + spool", "iterations/s"),
-    ("heldlock-reclaim", "Lock file unlinked while open, + spool, then the reclaim of what "
-     "they left (steady state)", "iterations/s"),
     ("shortfileset", "Short fileset (random create/unlink of few names)", "toggles/s"),
     ("newnames", "Always-new names (create, close, unlink)", "create+unlink/s"),
     ("newnames-reclaim", "Always-new names, then the reclaim of what they left (steady state)",
@@ -102,7 +103,7 @@ WORKLOADS = [
     ("smpstat-8", "2 vCPUs: two threads stat() 8 files", "stat/s"),
     ("smpopen-1", "2 vCPUs: two threads open()+close() one file", "open+close/s"),
     ("smpopen-8", "2 vCPUs: two threads open()+close() 8 files", "open+close/s"),
-]
+])
 # the field's tools (default policy only) and the tmpfs readdir/rmdir test
 # (default policy and tmpfs's opt-in lookup), their tables after stress-ng
 TOOLS = ["fsmark", "postmark", "dbench"]
@@ -874,8 +875,7 @@ def misses(run):
 def headline_names(run):
     """The headline's name of each workload."""
     names = {"miss": "lookup misses", "newnames": "always-new names",
-             "newnames-reclaim": "always-new names, then the reclaim of what they left "
-             "(steady state)",
+             "newnames-reclaim": "always-new names" + STEADY_STATE,
              "stat": "stat() of existing files", "openclose": "open+close of existing files",
              "relock": "delete-then-create, same name at once (lock file)",
              "fileset": "delete-then-create, names back after others (fileset)",
@@ -894,8 +894,7 @@ def headline_names(run):
             names[wl] = (f"spool + lock file, {m.group(2)}, "
                          + ("two dirs" if m.group(1) == "mixlock" else "one dir"))
     for wl, base in MIX_RECLAIM.items():
-        names[wl] = (f"{names.get(base, base)}, then the reclaim of what they left "
-                     "(steady state)")
+        names[wl] = names.get(base, base) + STEADY_STATE
     return names
 
 
