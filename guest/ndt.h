@@ -232,6 +232,25 @@ static inline enum policy series_default(const char *mnt)
 }
 
 /*
+ * The stock-vs-patched rule of a default-policy count (scripts/summary.py),
+ * from what stock promises (@stock) and what the series' default promises
+ * (@series): "same" where both promise the same count, "max:@max" (a share
+ * of stock's count) where the series promises none, else "delta:D" with D
+ * the difference.  Writes " expect=RULE" into @buf and returns it.
+ */
+static inline const char *cross_rule(char *buf, size_t len, long long stock,
+				     long long series, const char *max)
+{
+	if (stock == series)
+		snprintf(buf, len, " expect=same");
+	else if (series == 0)
+		snprintf(buf, len, " expect=max:%s", max);
+	else
+		snprintf(buf, len, " expect=delta:%lld", series - stock);
+	return buf;
+}
+
+/*
  * The policy @mnt must be under: stock's behaviour on a stock kernel; on a
  * series kernel, negdentry= of the options the harness mounted it with
  * (NDT_MOUNT_OPTS, the variant's MOUNT_OPTS) or else the series' default.

@@ -57,17 +57,11 @@ static void round_under(enum policy policy, const char *tag)
 	want_unl = policy == POLICY_ALL ? n : 0;
 	want_miss = policy == POLICY_NONE ? 0 : n;
 
-	if (dflt) {
-		/* what the series' default caches against what stock does */
-		int s = stock_policy(mnt) != POLICY_NONE;
-		int q = series_default(mnt) != POLICY_NONE;
-
-		if (s == q)
-			snprintf(miss_rule, sizeof(miss_rule), " expect=same");
-		else
-			snprintf(miss_rule, sizeof(miss_rule), " expect=delta:%d",
-				 q ? n : -n);
-	}
+	/* what the series' default caches against what stock does */
+	if (dflt)
+		cross_rule(miss_rule, sizeof(miss_rule),
+			   stock_policy(mnt) == POLICY_NONE ? 0 : n,
+			   series_default(mnt) == POLICY_NONE ? 0 : n, "0.01");
 	printf("# metric %s_unlink %lld%s\n", tag, unl, dflt ? " expect=max:0.01" : "");
 	printf("# metric %s_miss %lld%s\n", tag, miss, miss_rule);
 	printf("# metric %s_miss_again %lld\n", tag, again);

@@ -76,15 +76,8 @@ static void report(const char *tag, enum policy p, const char *name,
 	char cross[32] = "";
 
 	if (!strcmp(tag, "default")) {
-		long long s = want_count(w, stock_policy(mnt));
-		long long q = want_count(w, series_default(mnt));
-
-		if (s == q)
-			snprintf(cross, sizeof(cross), " expect=same");
-		else if (q == 0)
-			snprintf(cross, sizeof(cross), " expect=max:0.05");
-		else if (s == 0)
-			snprintf(cross, sizeof(cross), " expect=delta:%lld", q);
+		cross_rule(cross, sizeof(cross), want_count(w, stock_policy(mnt)),
+			   want_count(w, series_default(mnt)), "0.05");
 	}
 	printf("# metric %s_%s %lld%s\n", tag, name, got, cross);
 	if (!ok) {
