@@ -115,8 +115,9 @@ COUNTED = [w for w, _, _ in WORKLOADS if w.startswith(("mixlock", "heldlock"))
            and not w.endswith("-reclaim")]
 # their steady state, as newnames-reclaim (ndbench's "result WORKLOAD-reclaim":
 # the timed loop, then echo 2 > drop_caches, timed together from the same
-# start): no goal and no count lines of their own (the counts are taken
-# before the reclaim); runs made before them have none
+# start): the goals of their short window (GOALS) and no count lines of
+# their own (the counts are taken before the reclaim); runs made before
+# them have none
 MIX_RECLAIM = {w + "-reclaim": w for w in COUNTED}
 # workloads whose tables show the negative dentries left (count lines):
 # the mix workloads, the tools (nr_negative after the tool and, for
@@ -132,16 +133,22 @@ COUNT_LABEL = {"negdir-readdir": "negdir-misses"}
 TOOL_COUNT_GOAL = (["fsmark", "postmark"], ["ext2", "ext4"], 0.01)
 # (filesystems, maximum ratio patched/stock) of their sum, default policy
 COUNT_GOAL = (["ext2", "ext4"], 0.01)
-# (workload, filesystems, minimum ratio patched/stock) under the default policy
+# (workload, filesystems, minimum ratio patched/stock) under the default
+# policy. Series v3's spec (issue 10) asks 0.99 of lookup misses, the lock
+# file, the filesets, webproxy and the spool + lock file workloads; it
+# does not say over which window a spool is timed, so those have the goal
+# both in the short window (stock's deferred reclaim not counted) and in
+# the steady state (WORKLOAD-reclaim: counted).
 GOALS = [
-    ("miss", ["ext2", "ext4"], 0.98),
+    ("miss", ["ext2", "ext4"], 0.99),
     ("newnames", FSS, 1.00),
     ("stat", FSS, 0.98),
     ("openclose", FSS, 0.98),
-    ("relock", FSS, 0.97),
-    ("fileset", FSS, 0.97),
-    ("webproxy", FSS, 0.97),
-] + [(w, FSS, 0.99) for w, _, _ in WORKLOADS if w in COUNTED or w == "shortfileset"] + [
+    ("relock", FSS, 0.99),
+    ("fileset", FSS, 0.99),
+    ("webproxy", FSS, 0.99),
+] + [(w, FSS, 0.99) for w, _, _ in WORKLOADS
+     if w in COUNTED or w in MIX_RECLAIM or w == "shortfileset"] + [
     (w, FSS, 0.99) for w in TOOLS] + [
     # the cached misses of negdentry=lookup on tmpfs stay in the
     # directory's children, which readdir and rmdir walk: tmpfs's default
@@ -708,6 +715,11 @@ def goal_rows(run, comps):
                 ok = "met" if c["ratio_min"] >= goal else "met (median; min below)"
             else:
                 ok = f"MISSED by {goal - r:.4f}"
+                # what keeping every negative dentry gives: the most any
+                # decision inside ->d_delete can reach
+                a = by.get((wl, fs, "all"))
+                if a:
+                    ok += f" (negdentry=all: {a['ratio']:.4f})"
             rows.append((f"{wl}, {fs}", f">= {goal:.2f}", res, ok))
     return rows
 
@@ -812,12 +824,11 @@ def write_headline(run, comps):
             cell = f"{c['ratio']:.4f} [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
             row.append(f"**{cell}**" if fs in fss and c["ratio"] < goal else cell)
         rows.append(row)
-    # no goal: the steady state next to the short window (always-new
-    # names, then the spool + lock file workloads), and the two-CPU rows
-    # with their own noise floor (plain TCG: host time); a row without data
-    # in any column (a run made before it) is left out
+    # no goal: the steady state of always-new names next to its short
+    # window, and the two-CPU rows with their own noise floor (plain TCG:
+    # host time); a row without data in any column (a run made before it)
+    # is left out
     extra = [("newnames-reclaim", names["newnames-reclaim"])]
-    extra += [(w, names[w]) for w, _, _ in WORKLOADS if w in MIX_RECLAIM]
     extra += [(w, "2 vCPUs, plain TCG, noise floor in brackets: " + t.split(": ", 1)[1])
               for w, t, _ in WORKLOADS if w in SMP]
     for wl, label in extra:
