@@ -5,16 +5,17 @@
  *   adapt MOUNTPOINT [M]
  *
  * Under negdentry=lookup, ext2 and ext4 free the negative dentries that
- * unlink leaves, except while creates keep missing on names that unlink
- * freed lately (lock files, filesets): then unlink leaves them cached, as
- * the stock kernel does, until misses of other names outweigh those
- * creates again.  Three phases in a new directory, each measured with
- * nr_negative around its unlinks:
+ * unlink leaves, except for a name removed again while the filesystem
+ * still remembers its previous removal (lock files, filesets): its
+ * negative stays cached, as on the stock kernel.  The decision is per
+ * name, so names that come back do not make the filesystem keep new
+ * ones.  Three phases in a new directory, each measured with nr_negative
+ * around its unlinks:
  *
  *   spool  M new names created, then unlinked
  *   lock   ROUNDS rounds of creating the same K names and unlinking them;
  *          the last round's unlinks are measured
- *   spool  M new names again: the filesystem must have stopped keeping
+ *   spool  M new names again: they must still be freed
  *
  * Expected, from the kernel the harness declares (NDT_EXPECT, see ndt.h):
  *
