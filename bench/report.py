@@ -60,6 +60,9 @@ TPUT_BOOTS_BEFORE = ["stock", "patched", "patched-all", "patched-none", "stock-b
 # headline
 OPT_IN = [fs for fs in FSS if DEFAULT_POLICY[fs] != "lookup"]
 STEADY_STATE = ", then the reclaim of what they left (steady state)"
+# the spool + lock file workloads (mixlock-1:1 ... heldlock): ndbench gives
+# each a steady state and counts the negative dentries its spool left
+SPOOL_LOCK = ("mixlock", "heldlock")
 
 
 def with_steady_state(workloads):
@@ -69,7 +72,7 @@ def with_steady_state(workloads):
     out = []
     for w, title, unit in workloads:
         out.append((w, title, unit))
-        if w.startswith(("mixlock", "heldlock")):
+        if w.startswith(SPOOL_LOCK):
             out.append((w + "-reclaim", title + STEADY_STATE, unit))
     return out
 
@@ -111,7 +114,7 @@ LATE = TOOLS + ["negdir-readdir", "negdir-rmdir"]
 STRESSORS = ["dentry", "touch", "filename", "link", "rename", "dir"]
 # the workloads that print "count WORKLOAD negative_delta N": the negative
 # dentries their spools left (nr_negative after the timed loop - before)
-COUNTED = [w for w, _, _ in WORKLOADS if w.startswith(("mixlock", "heldlock"))
+COUNTED = [w for w, _, _ in WORKLOADS if w.startswith(SPOOL_LOCK)
            and not w.endswith("-reclaim")]
 # their steady state, as newnames-reclaim (ndbench's "result WORKLOAD-reclaim":
 # the timed loop, then echo 2 > drop_caches, timed together from the same
