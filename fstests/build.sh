@@ -9,13 +9,7 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../scripts/lib.sh"
 
-# ../shared beside the project folder; /work/shared for a clone elsewhere
-snapshot=third_party/fstests-63a29724a85f.tar.xz
-tarball=${FSTESTS_TARBALL:-}
-for d in "$TOP/../shared" /work/shared; do
-	[ -n "$tarball" ] || [ ! -f "$d/$snapshot" ] || tarball=$d/$snapshot
-done
-[ -f "$tarball" ] || die "fstests snapshot '${tarball:-../shared/$snapshot}' not found: set FSTESTS_TARBALL (see ../shared/third_party/README.md)"
+tarball=$(third_party fstests-63a29724a85f.tar.xz FSTESTS_TARBALL)
 for t in autoconf:autoconf libtoolize:libtool-bin make:make gcc:gcc xfs_io:xfsprogs \
 	setfattr:attr setfacl:acl fio:fio quota:quota; do
 	need "${t%%:*}" "${t#*:}"

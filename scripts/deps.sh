@@ -21,6 +21,9 @@ PACKAGES=(
 	autoconf automake libtool-bin uuid-dev xfslibs-dev libattr1-dev
 	libacl1-dev libaio-dev libgdbm-dev liburing-dev xfsprogs attr acl
 	psmisc quota fio dmsetup keyutils
+	# filebench, built from ../shared/third_party at bench time
+	# (bench/build-filebench.sh)
+	libtool
 	# script lint
 	shellcheck
 )

@@ -37,6 +37,19 @@ need() {
 		die "'$1' not found: install the Debian package '$2' (or run 'make deps')"
 }
 
+# third_party FILE VAR: the path of a snapshot that Debian does not package,
+# ../shared/third_party/FILE (beside the project folder; /work/shared for a
+# clone elsewhere), or the environment variable VAR's value if set; fails
+# naming both when neither is there.
+third_party() {
+	local p=${!2:-} d
+	for d in "$TOP/../shared" /work/shared; do
+		[ -n "$p" ] || [ ! -f "$d/third_party/$1" ] || p=$d/third_party/$1
+	done
+	[ -f "$p" ] || die "snapshot '${p:-../shared/third_party/$1}' not found: set $2 (see ../shared/third_party/README.md)"
+	printf '%s\n' "$p"
+}
+
 # Path of a built kernel flavour (stock, patched, debug).
 kernel_image() { printf '%s/%s/bzImage\n' "$KERNELS_DIR" "$1"; }
 
