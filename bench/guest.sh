@@ -19,6 +19,27 @@
 #   smp     two threads stat()ing and open()ing SMP_FILES files (each
 #           count in the list) on ext2, ext4 and tmpfs, default policy, in
 #           a 2-vCPU guest (keys: SMP_FILES, SMP_OPS per thread)
+#   filebench
+#           filebench's personalities FB_WORKLOADS (webproxy fileserver
+#           varmail) as shipped, on each filesystem of FSS under every
+#           policy in POLICIES: only 'set $dir=' changed, the shipped 'run'
+#           line dropped and 'run FB_RUN' appended (keys: FB_PREFIX, the
+#           install folder of bench/build-filebench.sh, FB_WORKLOADS,
+#           FB_RUN seconds of guest time)
+#   scale   big directories, busy spools, a million names and the memory
+#           a mount spends, on each filesystem of FSS under every policy
+#           in POLICIES: ndbench bigdir in directories of BIGDIR_OTHERS
+#           other entries (pre-made in the image by bench/run.sh:
+#           bench/big-N/), busyspool with a lock cycle per BUSY_SPOOL
+#           names (other and same directory), million (MILLION names),
+#           the kmalloc bytes of MOUNTMEM_N mounts and the object sizes of
+#           the inode and dentry caches (keys: those)
+# Every workload runs in /mnt/FS/bench/, a directory bench/run.sh makes in
+# the images (mke2fs -d), so that ext2's Orlov allocator, which puts a new
+# directory at the root into a random block group, places the workloads'
+# directories alike on every boot.  With RAMDISKS=1 the images are copied
+# from their virtio disks into RAM disks (brd) first, and mounted from
+# there: no wait for the host's disk inside a timed window.
 # Filesystems are mounted from their recipes (fs-images/, through
 # scripts/variant.sh); DISKS (from bench/run.sh) says which disk holds
 # which image, e.g. "ext2=vda ext4=vdb".  POLICIES (from bench/run.sh,
@@ -33,6 +54,8 @@
 #   mem FS POLICY ROUND NR_DENTRY NR_NEGATIVE SLAB_ACTIVE SLAB_TOTAL OBJSIZE
 #   pc FS POLICY KEY VALUE
 #   count FS POLICY WORKLOAD KEY VALUE
+#   (filebench: result FS POLICY fb-NAME OPS NS, NS from filebench's own
+#   ops and ops/s; count FS POLICY fb-NAME removals N, its deletefile ops)
 set -u
 part=$1 bin=$2
 shift 2
@@ -57,6 +80,10 @@ TOOLS=1 FSMARK_DIRS=4 FSMARK_N=1000 PM_NUMBER=500 PM_TRANS=2000
 PM_SIZE='500 4096' DBENCH_T=2 DBENCH_CLIENTS=1
 NEGDIR_POLICIES=default NEGDIR_MISSES=100000 NEGDIR_FILES=10 NEGDIR_PASSES=100
 SMP_FILES='1 8' SMP_OPS=20000
+FB_PREFIX='' FB_WORKLOADS='webproxy fileserver varmail' FB_RUN=30
+BIGDIR_OTHERS='10000 100000' BIGDIR_FILES=1000 BIGDIR_OPS=2000
+BUSY_SPOOL='1000 10000 100000' BUSY_NAMES=200000 MILLION=1000000
+MOUNTMEM_N=9 RAMDISKS=0
 for kv in "$@"; do
 	case "$kv" in
 	[A-Z_]*=*) eval "${kv%%=*}=\${kv#*=}" ;;
@@ -69,7 +96,7 @@ uname -r >"$OUT/uname"
 
 # the parts that run under several policies need them named
 case "$part" in
-mem | tput) [ -n "$POLICIES" ] || { echo "guest.sh: $part: no POLICIES given" >&2; exit 2; } ;;
+mem | tput | filebench | scale) [ -n "$POLICIES" ] || { echo "guest.sh: $part: no POLICIES given" >&2; exit 2; } ;;
 esac
 policies() { echo "$POLICIES"; }
 
@@ -77,8 +104,25 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/variant.sh
 . "$top/scripts/variant.sh"
 
+# RAMDISKS=1: copy each disk of DISKS into a RAM disk (/dev/ram0, ram1...,
+# sized by bench/run.sh with brd.rd_size) and name the RAM disks in DISKS
+# instead; conv=sparse leaves the image's holes unallocated.
+if [ "$RAMDISKS" = 1 ]; then
+	n=0 ram=''
+	for d in $DISKS; do
+		[ -b "/dev/ram$n" ] || { echo "guest.sh: no /dev/ram$n (brd)" >&2; exit 1; }
+		dd if="/dev/${d#*=}" of="/dev/ram$n" bs=1M conv=sparse 2>/dev/null ||
+			{ echo "guest.sh: copying /dev/${d#*=} into /dev/ram$n failed" >&2; exit 1; }
+		ram="$ram ${d%%=*}=ram$n"
+		n=$((n + 1))
+	done
+	DISKS=$ram
+	echo "ramdisks:$DISKS" >>"$OUT/mounts.txt"
+fi
+
 # mount_fs FS POLICY: mount variant FS at /mnt/FS with negdentry=POLICY
-# (nothing for "default").
+# (nothing for "default"); the workloads' folder /mnt/FS/bench comes with
+# the images (tmpfs: made here).
 mount_fs() {
 	opt='' dev=''
 	[ "$2" = default ] || opt=negdentry=$2
@@ -88,6 +132,23 @@ mount_fs() {
 	mount_variant "$1" "${dev:-none}" "/mnt/$1" "$opt" >&2 ||
 		{ echo "mount $1 ($2) failed" >&2; exit 1; }
 	grep " /mnt/$1 " /proc/mounts >>"$OUT/mounts.txt"
+	[ "$1" != tmpfs ] || mkdir -p /mnt/tmpfs/bench
+	[ -d "/mnt/$1/bench" ] || { echo "guest.sh: /mnt/$1 has no bench folder (bench/run.sh makes it in the image)" >&2; exit 1; }
+}
+
+# quiesce: before a timed run, write back and drop what the previous step
+# left in the caches, then idle a second (free under -icount sleep=off)
+# so that RCU callbacks and kworkers it queued run before the clock starts
+quiesce() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	sleep 1
+}
+
+# kmalloc_bytes: bytes in use in the kmalloc caches (active objects x
+# size): where a mount's private structures and a policy's table live
+kmalloc_bytes() {
+	awk '$1 ~ /^kmalloc-[0-9]+k?$/ { s += $2 * $4 } END { printf "%d\n", s }' /proc/slabinfo
 }
 
 # tag FS POLICY: prefix ndbench's lines with the filesystem and policy.
@@ -96,7 +157,7 @@ tag() {
 }
 
 stressng() { # STRESSOR OPS
-	dir=/mnt/ext4/stress-$1
+	dir=/mnt/ext4/bench/stress-$1
 	mkdir -p "$dir"
 	HOME=/tmp stress-ng --"$1" 1 --"$1"-ops "$2" --temp-path "$dir" \
 		-t 600 --metrics-brief --yaml "$OUT/stress-$1.yaml" \
@@ -181,7 +242,7 @@ mem)
 	for p in $(policies); do
 		for fs in $FSS; do
 			mount_fs "$fs" "$p"
-			"$bin/ndbench" mem "/mnt/$fs/mem" "$ROUNDS" "$N" | tag "$fs" "$p"
+			"$bin/ndbench" mem "/mnt/$fs/bench/mem" "$ROUNDS" "$N" | tag "$fs" "$p"
 			umount "/mnt/$fs"
 		done
 	done
@@ -189,10 +250,10 @@ mem)
 pc)
 	mount_fs ext4 default
 	[ "$FS" = ext4 ] || mount_fs "$FS" default
-	dd if=/dev/zero of=/mnt/ext4/hot bs=1M count="$HOT_MIB" conv=fsync 2>/dev/null
+	dd if=/dev/zero of=/mnt/ext4/bench/hot bs=1M count="$HOT_MIB" conv=fsync 2>/dev/null
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	"$bin/ndbench" spool "/mnt/$FS/spool" "$SPOOL_OPS" /mnt/ext4/hot "$CHUNK" |
+	"$bin/ndbench" spool "/mnt/$FS/bench/spool" "$SPOOL_OPS" /mnt/ext4/bench/hot "$CHUNK" |
 		tag "$FS" default
 	cat /proc/meminfo >"$OUT/meminfo.txt"
 	grep -E '^(dentry|kmalloc-(256|512)) ' /proc/slabinfo >"$OUT/slab.txt"
@@ -201,7 +262,7 @@ tput)
 	for p in $(policies); do
 		for fs in $FSS; do
 			mount_fs "$fs" "$p"
-			d=/mnt/$fs
+			d=/mnt/$fs/bench
 			ws="miss:$MISS relock:$RELOCK fileset:$NFILES:$FILESET"
 			ws="$ws webproxy:$NFILES:$WEBPROXY newnames:$NEWNAMES"
 			# a spool next to a lock file (SPOOL:LOCK per iteration),
@@ -223,7 +284,7 @@ tput)
 					tag "$fs" "$p"
 				rm -rf "${d:?}/$1"
 			done
-			umount "$d"
+			umount "/mnt/$fs"
 		done
 		# the field's tools (default policy only) and negdir (tmpfs,
 		# the policies of NEGDIR_POLICIES), after the workloads of all
@@ -238,7 +299,7 @@ tput)
 			[ "$tools_on" = 1 ] || { [ "$negdir_on" = 1 ] && [ "$fs" = tmpfs ]; } ||
 				continue
 			mount_fs "$fs" "$p"
-			d=/mnt/$fs
+			d=/mnt/$fs/bench
 			[ "$tools_on" = 0 ] || tools "$fs"
 			# lookup misses cached in a small directory: what they
 			# cost readdir and rmdir (tmpfs: stock keeps none; patched
@@ -248,7 +309,7 @@ tput)
 					"$NEGDIR_FILES" "$NEGDIR_PASSES" | tag "$fs" "$p"
 				rm -rf "${d:?}/negdir"
 			fi
-			umount "$d"
+			umount "/mnt/$fs"
 		done
 		# stress-ng: ext4, default policy, right after the same sequence
 		# of work on both kernels
@@ -268,9 +329,86 @@ smp)
 	for fs in ext2 ext4 tmpfs; do
 		mount_fs "$fs" default
 		for n in $SMP_FILES; do
-			"$bin/ndbench" smp "/mnt/$fs/smp$n" "$n" "$SMP_OPS" | tag "$fs" default
+			"$bin/ndbench" smp "/mnt/$fs/bench/smp$n" "$n" "$SMP_OPS" | tag "$fs" default
 		done
 		umount "/mnt/$fs"
+	done
+	;;
+filebench)
+	fb=$FB_PREFIX/bin/filebench
+	[ -x "$fb" ] || { echo "guest.sh: no filebench at '$fb' (bench/build-filebench.sh builds it)" >&2; exit 1; }
+	# filebench's worker processes map its shared memory at the address
+	# the parent had: without this they die and the parent spins
+	echo 0 >/proc/sys/kernel/randomize_va_space
+	cat "$fb" >/dev/null
+	for p in $(policies); do
+		for fs in $FSS; do
+			for w in $FB_WORKLOADS; do
+				f=$FB_PREFIX/share/filebench/workloads/$w.f
+				[ -f "$f" ] || { echo "guest.sh: no personality $f" >&2; exit 1; }
+				mount_fs "$fs" "$p"
+				d=/mnt/$fs/bench/fb-$w
+				mkdir -p "$d"
+				sed -e "s|^set \$dir=.*|set \$dir=$d|" -e '/^run\b/d' "$f" >/tmp/fb.f
+				echo "run $FB_RUN" >>/tmp/fb.f
+				cp /tmp/fb.f "$OUT/fb-$w.f"
+				quiesce
+				log=$OUT/fb-$fs-$p-$w.log
+				"$fb" -f /tmp/fb.f >"$log" 2>&1 ||
+					{ echo "filebench $w on $fs ($p) failed: see $log" >&2; exit 1; }
+				# "N: IO Summary: OPS ops RATE ops/s ...": OPS over
+				# filebench's own measured window (guest time)
+				awk -v w="fb-$w" '$2 == "IO" && $3 == "Summary:" && $6 > 0 {
+						printf "result %s %d %.0f\n", w, $4, $4 / $6 * 1e9 }
+					$1 ~ /^deletefile/ && $2 ~ /ops$/ { sub(/ops$/, "", $2); del += $2 }
+					END { printf "count %s removals %d\n", w, del }' "$log" |
+					tag "$fs" "$p"
+				grep -q "^result $fs $p fb-$w " "$raw" ||
+					{ echo "filebench $w on $fs ($p): no IO Summary in $log" >&2; exit 1; }
+				rm -rf "$d"
+				umount "/mnt/$fs"
+			done
+		done
+	done
+	;;
+scale)
+	for p in $(policies); do
+		for fs in $FSS; do
+			# the kmalloc bytes of a mount (what the policy's table
+			# and the superblock's private structure cost), then the
+			# object sizes of the inode and dentry caches
+			i=1
+			while [ "$i" -le "$MOUNTMEM_N" ]; do
+				quiesce
+				b0=$(kmalloc_bytes)
+				mount_fs "$fs" "$p"
+				b1=$(kmalloc_bytes)
+				echo "count mount kmalloc_bytes $((b1 - b0))" | tag "$fs" "$p"
+				umount "/mnt/$fs"
+				i=$((i + 1))
+			done
+			mount_fs "$fs" "$p"
+			awk -v fs="$fs" '$1 == fs "_inode_cache" || ($1 == "shmem_inode_cache" && fs == "tmpfs") ||
+				$1 == "dentry" { print "count objsize " $1 " " $4 }' /proc/slabinfo | tag "$fs" "$p"
+			d=/mnt/$fs/bench
+			for n in $BIGDIR_OTHERS; do
+				# ext2/ext4: the N others come with the image
+				"$bin/ndbench" bigdir "$d/big-$n" "$n" "$BIGDIR_FILES" \
+					"$BIGDIR_OPS" | tag "$fs" "$p"
+				rm -f "$d/big-$n"/[fn]*
+			done
+			for n in $BUSY_SPOOL; do
+				for same in 0 1; do
+					"$bin/ndbench" busyspool "$d/busy" "$n" \
+						$((BUSY_NAMES / n > 1 ? BUSY_NAMES / n : 2)) "$same" |
+						tag "$fs" "$p"
+					rm -rf "$d/busy"
+				done
+			done
+			"$bin/ndbench" million "$d/million" "$MILLION" | tag "$fs" "$p"
+			rm -rf "$d/million"
+			umount "/mnt/$fs"
+		done
 	done
 	;;
 *)

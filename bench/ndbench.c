@@ -13,6 +13,7 @@
  *                                   nanosecond is one guest instruction)
  *   mem ROUND NR_DENTRY NR_NEGATIVE SLAB_ACTIVE SLAB_TOTAL OBJSIZE
  *   pc KEY VALUE                    page cache protection counters
+ *   count WORKLOAD KEY VALUE        a counter of a workload (see below)
  *
  * Workloads (OPS is the number of timed operations):
  *   mem DIR ROUNDS N          the 2002 reproducer: N random names created
@@ -91,12 +92,51 @@
  *                             rmdir of DIR/d (result negdir-rmdir, 1 op;
  *                             count negdir-rmdir: negative dentries left
  *                             after it, against before the misses)
+ *   bigdir DIR NOTHERS NFILES OPS
+ *                             a fileset in a big directory: NOTHERS other
+ *                             files o%07d in DIR (untimed, or pre-made in
+ *                             the image and counted; never touched
+ *                             again), NFILES names f%07d, the first 80%
+ *                             created; delete+create pairs picked in
+ *                             rotation (filebench's fileset_pick: one rotor
+ *                             over the present names, one over the absent
+ *                             ones, so that a name comes back NFILES/5
+ *                             pairs after its removal); a warm-up of
+ *                             max(2 x NFILES, OPS/4) pairs (every name
+ *                             removed twice), then OPS pairs (result and
+ *                             count bigdir-NOTHERS-toggle); then, untimed,
+ *                             K = min(NFILES, 1000) new names n%07d
+ *                             created and unlinked, and timed: stat() of
+ *                             each, all misses (result
+ *                             bigdir-NOTHERS-relookup, K ops), then
+ *                             create+close of each (result
+ *                             bigdir-NOTHERS-recreate, K ops)
+ *   busyspool DIR SPOOL CYCLES SAME
+ *                             a lock file beside a busy spool: each cycle
+ *                             creates+closes+unlinks SPOOL always-new
+ *                             names in DIR/spool, then the lock name once,
+ *                             in DIR/lock (SAME 0) or DIR/spool (SAME 1);
+ *                             a warm-up of 1 cycle, then CYCLES cycles of
+ *                             which only the lock's create+close+unlink are
+ *                             timed (the clock read around each): result
+ *                             busyspool-SPOOL-other-lock (or -same-lock),
+ *                             count busyspool-SPOOL-other (or -same)
+ *                             negative_delta (spool and lock together) and
+ *                             spool_names (SPOOL x CYCLES: the spool names
+ *                             unlinked in the timed cycles)
+ *   million DIR N             N always-new names created+closed+unlinked
+ *                             in one timed loop, with no warm-up, after a
+ *                             reclaim of what came before (as newnames):
+ *                             count million negative_delta and names (N),
+ *                             then result million
  *
  * The mix workloads (mixlock, mixlocksame, heldlock) also print
  *
  *   count WORKLOAD negative_delta N  nr_negative (/proc/sys/fs/dentry-state)
  *                                   after the timed loop minus before it:
  *                                   the negative dentries the spool left
+ *                                   (bigdir, busyspool and million print it
+ *                                   too, with no -reclaim line)
  *   result WORKLOAD-reclaim OPS NS  then, as newnames-reclaim: echo 2 >
  *                                   drop_caches, NS the loop and the
  *                                   reclaim together (the steady state)
@@ -155,16 +195,29 @@ static void touch(const char *name)
 
 /*
  * Before a timed loop: write back what setup dirtied, so that no I/O (whose
- * completion time is host time even under -icount) lands in the loop.
+ * completion time is host time without -icount sleep=off) lands in the
+ * loop; then idle for SETTLE_US, so that the work the setup deferred (RCU
+ * callbacks freeing dentries, writeback and other kworkers) runs before the
+ * clock starts, not inside the loop.  Under -icount shift=0,sleep=off the
+ * idle time costs neither host time nor guest instructions.
  */
+#define SETTLE_US 200000
+
 static void settle(void)
 {
 	sync();
+	usleep(SETTLE_US);
 }
 
 static void result(const char *workload, long long ops, long long ns)
 {
 	printf("result %s %lld %lld\n", workload, ops, ns);
+	fflush(stdout);
+}
+
+static void count_line(const char *workload, const char *key, long long value)
+{
+	printf("count %s %s %lld\n", workload, key, value);
 	fflush(stdout);
 }
 
@@ -776,6 +829,188 @@ static void negdir(long long nmiss, int nfiles, long long passes)
 	fflush(stdout);
 }
 
+/* A fileset in one directory, picked in rotation like filebench's. */
+struct rotation {
+	char *present;
+	int n;
+	int rotor[2];	/* [0]: over the absent names, [1]: the present */
+};
+
+/* The next name at or after the rotor that is (WANT 1) or is not present. */
+static int rotate(struct rotation *r, int want)
+{
+	int i = r->rotor[want];
+
+	while (r->present[i] != want)
+		i = (i + 1) % r->n;
+	r->rotor[want] = (i + 1) % r->n;
+	return i;
+}
+
+/* delete a present name, then create an absent one */
+static void bigdir_toggle(struct rotation *r)
+{
+	char name[32];
+	int i = rotate(r, 1);
+
+	snprintf(name, sizeof(name), "f%07d", i);
+	if (unlink(name))
+		die(name);
+	r->present[i] = 0;
+	i = rotate(r, 0);
+	snprintf(name, sizeof(name), "f%07d", i);
+	touch(name);
+	r->present[i] = 1;
+}
+
+/* K names unlinked (stock keeps their dentries): stat() all, create all. */
+static void bigdir_again(int nothers, int k)
+{
+	char label[64], name[32];
+	struct stat st;
+	long long t0, ns;
+	int i;
+
+	for (i = 0; i < k; i++) {
+		snprintf(name, sizeof(name), "n%07d", i);
+		touch_unlink(name);
+	}
+	settle();
+	t0 = now_ns();
+	for (i = 0; i < k; i++) {
+		snprintf(name, sizeof(name), "n%07d", i);
+		if (!stat(name, &st) || errno != ENOENT)
+			die(name);
+	}
+	ns = now_ns() - t0;
+	snprintf(label, sizeof(label), "bigdir-%d-relookup", nothers);
+	result(label, k, ns);
+	t0 = now_ns();
+	for (i = 0; i < k; i++) {
+		snprintf(name, sizeof(name), "n%07d", i);
+		touch(name);
+	}
+	ns = now_ns() - t0;
+	snprintf(label, sizeof(label), "bigdir-%d-recreate", nothers);
+	result(label, k, ns);
+}
+
+/*
+ * The NOTHERS files o0000000... of a big directory: made here, or made with
+ * the image (bench/run.sh: mke2fs -d), which on ext2 saves a scan of the
+ * growing directory per create; then they are counted, not trusted.
+ */
+static void bigdir_others(int nothers)
+{
+	struct dirent *e;
+	char name[32];
+	int i, found = 0;
+	DIR *d;
+
+	if (access("o0000000", F_OK)) {
+		for (i = 0; i < nothers; i++) {
+			snprintf(name, sizeof(name), "o%07d", i);
+			touch(name);
+		}
+		return;
+	}
+	d = opendir(".");
+	if (!d)
+		die("opendir");
+	while ((e = readdir(d)))
+		found += e->d_name[0] == 'o';
+	closedir(d);
+	if (found != nothers) {
+		fprintf(stderr, "ndbench bigdir: %d pre-made files o*, not NOTHERS=%d\n",
+			found, nothers);
+		exit(2);
+	}
+}
+
+/* NFILES names toggled in rotation beside NOTHERS files never touched. */
+static void bigdir(int nothers, int n, long long ops)
+{
+	struct rotation r = { calloc(n, 1), n, { n - n / 5, 0 } };
+	long long it, t0, ns, neg0, warm = ops / 4 > 2LL * n ? ops / 4 : 2LL * n;
+	char label[64], name[32];
+	int i;
+
+	if (!r.present)
+		die("calloc");
+	bigdir_others(nothers);
+	/* the absent names' rotor starts at the first absent name */
+	for (i = 0; i < r.rotor[0]; i++) {
+		snprintf(name, sizeof(name), "f%07d", i);
+		touch(name);
+		r.present[i] = 1;
+	}
+	for (it = 0; it < warm; it++)
+		bigdir_toggle(&r);
+	settle();
+	neg0 = nr_negative();
+	t0 = now_ns();
+	for (it = 0; it < ops; it++)
+		bigdir_toggle(&r);
+	ns = now_ns() - t0;
+	snprintf(label, sizeof(label), "bigdir-%d-toggle", nothers);
+	result(label, ops, ns);
+	count_line(label, "negative_delta", nr_negative() - neg0);
+	free(r.present);
+	bigdir_again(nothers, n < 1000 ? n : 1000);
+}
+
+/* SPOOL always-new spool names, then the lock file once, per cycle. */
+static void busyspool(int nspool, long long cycles, int same)
+{
+	char label[64], result_label[80], name[64], lock[32];
+	long long c, t0, ns = 0, neg0 = 0, seq = 0;
+	int k;
+
+	snprintf(label, sizeof(label), "busyspool-%d-%s", nspool,
+		 same ? "same" : "other");
+	snprintf(lock, sizeof(lock), "%s/app.lock", same ? "spool" : "lock");
+	mkdir_p("spool");
+	mkdir_p(same ? "spool" : "lock");
+	/* cycle -1: the warm-up */
+	for (c = -1; c < cycles; c++) {
+		if (c == 0) {
+			settle();
+			neg0 = nr_negative();
+		}
+		for (k = 0; k < nspool; k++) {
+			snprintf(name, sizeof(name), "spool/s%09lld", seq++);
+			touch_unlink(name);
+		}
+		t0 = now_ns();
+		touch_unlink(lock);
+		if (c >= 0)
+			ns += now_ns() - t0;
+	}
+	snprintf(result_label, sizeof(result_label), "%s-lock", label);
+	result(result_label, cycles, ns);
+	count_line(label, "negative_delta", nr_negative() - neg0);
+	count_line(label, "spool_names", nspool * cycles);
+}
+
+/* N always-new names, one timed loop: how many negative dentries stay. */
+static void million(long long n)
+{
+	struct timed t;
+	char name[32];
+	long long i, ns;
+
+	/* as newnames: reclaim what came before, count only this loop */
+	timed_start(&t);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "m%09lld", i);
+		touch_unlink(name);
+	}
+	ns = now_ns() - t.t0;
+	count_line("million", "negative_delta", nr_negative() - t.neg0);
+	count_line("million", "names", n);
+	result("million", n, ns);
+}
+
 static long long vmstat(const char *key)
 {
 	char k[128];
@@ -930,6 +1165,29 @@ static long long arg(int argc, char **argv, int i)
 	return atoll(argv[i]);
 }
 
+/* bounds of the checked counts: names numbered %07d, ops below 10^12 */
+#define NAMES_MAX 9999999LL
+#define SPOOL_MAX 1000000LL
+#define OPS_MAX 999999999999LL
+
+/* arg() as a number in MIN..MAX: anything else is fatal. */
+static long long count_arg(int argc, char **argv, int i, const char *what,
+			   long long min, long long max)
+{
+	char *end;
+	long long v;
+
+	arg(argc, argv, i);
+	errno = 0;
+	v = strtoll(argv[i], &end, 10);
+	if (errno || end == argv[i] || *end || v < min || v > max) {
+		fprintf(stderr, "ndbench %s: %s must be a number in %lld..%lld, not '%s'\n",
+			argv[1], what, min, max, argv[i]);
+		exit(2);
+	}
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	const char *w;
@@ -979,6 +1237,16 @@ int main(int argc, char **argv)
 		smp(arg(argc, argv, 3), arg(argc, argv, 4));
 	else if (!strcmp(w, "negdir"))
 		negdir(arg(argc, argv, 3), arg(argc, argv, 4), arg(argc, argv, 5));
+	else if (!strcmp(w, "bigdir"))
+		bigdir(count_arg(argc, argv, 3, "NOTHERS", 0, NAMES_MAX),
+		       count_arg(argc, argv, 4, "NFILES", 5, NAMES_MAX),
+		       count_arg(argc, argv, 5, "OPS", 1, OPS_MAX));
+	else if (!strcmp(w, "busyspool"))
+		busyspool(count_arg(argc, argv, 3, "SPOOL", 1, SPOOL_MAX),
+			  count_arg(argc, argv, 4, "CYCLES", 1, OPS_MAX),
+			  count_arg(argc, argv, 5, "SAME", 0, 1));
+	else if (!strcmp(w, "million"))
+		million(count_arg(argc, argv, 3, "N", 1, OPS_MAX));
 	else if (!strcmp(w, "spool")) {
 		if (!hot)
 			die(argc > 4 ? argv[4] : "spool: no HOTFILE");

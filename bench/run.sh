@@ -5,8 +5,9 @@
 #   bench/run.sh [--mode icount|tcg] [--reps N] [--jobs N] [--quick] [--out DIR]
 #
 # Environment (same meaning as the options): BENCH_MODE, BENCH_REPS,
-# BENCH_JOBS, BENCH_QUICK=1; BENCH_PARTS ("mem pc tput smp") and BENCH_PC_FS
-# (default "ext2 ext4") choose what runs.
+# BENCH_JOBS, BENCH_QUICK=1; BENCH_PARTS ("mem pc tput smp", and the
+# parts not run by default: "filebench scale") and BENCH_PC_FS (default
+# "ext2 ext4") choose what runs.
 #
 #   mem    the 2002 reproducer, counts (plain TCG, one CPU: counts are exact)
 #   pc     page cache protection in a 256 MiB guest, counts (plain TCG)
@@ -23,6 +24,24 @@
 #          vCPUs under plain TCG (icount has one), REPS x (stock, patched,
 #          stock), one boot at a time once everything else is done: host
 #          time, meaningful only on an otherwise idle host
+#   filebench
+#          filebench's webproxy.f, fileserver.f and varmail.f as shipped
+#          (bench/build-filebench.sh builds it from ../shared/third_party)
+#          on ext4 and ext2, FB_REPS x the SCALE_BOOTS below, -icount
+#   scale  big directories, lock files beside busy spools, a million
+#          always-new names and the slab bytes of a mount, on ext2, ext4
+#          and tmpfs, once per SCALE_BOOT (counts are exact), -icount
+#
+# SCALE_BOOTS, the boots of filebench and scale: stock, patched (default
+# policy), patched-all (negdentry=all: every negative dentry kept, the hook
+# alone), prefix (the series without its per-name patches: the step-N
+# kernel that frees every unlinked name, commit 681ce8623567's rule on
+# ext2/ext4; N is derived from patches/BASE/series) and stock-b.
+#
+# Every -icount boot runs with sleep=off and its images in RAM disks
+# (guest.sh RAMDISKS=1): no idle time and no wait for the host's disk
+# advances the guest clock.  Every image starts with the folder bench/
+# (mke2fs -d), where the workloads run: ext2 places it alike on every boot.
 #
 # Parts can also be added to an existing run: --out DIR with BENCH_PARTS
 # naming the missing ones (same REPS): config.txt then gains their lines.#
@@ -30,7 +49,9 @@
 # numbers do not depend on host load; --mode tcg times boots one at a time).
 # Report: results/BASE/bench-<date>-<time>/ (linked as
 # results/BASE/bench-latest):
-# summary.md, data.csv, mem.csv, pc.csv, *.png, and one folder per boot.
+# summary.md, data.csv, mem.csv, pc.csv, *.png (bench/report.py), scale.md
+# and its CSV files and plots for filebench and scale
+# (bench/scale_report.py), and one folder per boot.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -68,6 +89,10 @@ if [ "$QUICK" = 1 ]; then
 		FSMARK_DIRS=4 FSMARK_N=250 PM_NUMBER=200 PM_TRANS=800 DBENCH_T=2
 		DBENCH_CLIENTS=1 NEGDIR_MISSES=20000 NEGDIR_FILES=10 NEGDIR_PASSES=100)
 	SMP_ARGS=(SMP_OPS=20000)
+	FB_ARGS=(FB_RUN=10)
+	FB_REPS=${BENCH_FB_REPS:-1}
+	SCALE_ARGS=(BIGDIR_OTHERS='1000 10000' BIGDIR_OPS=500 BUSY_SPOOL='1000 10000'
+		BUSY_NAMES=20000 MILLION=100000)
 else
 	REPS=${REPS:-5}
 	MEM_ARGS=(ROUNDS=10 N=10000)
@@ -80,12 +105,23 @@ else
 		FSMARK_DIRS=4 FSMARK_N=1000 PM_NUMBER=500 PM_TRANS=2000 DBENCH_T=2
 		DBENCH_CLIENTS=1 NEGDIR_MISSES=100000 NEGDIR_FILES=10 NEGDIR_PASSES=100)
 	SMP_ARGS=(SMP_OPS=100000)
+	FB_ARGS=(FB_RUN=30)
+	FB_REPS=${BENCH_FB_REPS:-2}
+	SCALE_ARGS=(BIGDIR_OTHERS='10000 100000' BIGDIR_OPS=2000
+		BUSY_SPOOL='1000 10000 100000' BUSY_NAMES=200000 MILLION=1000000)
 fi
+# the big directories' other entries, pre-made in the images
+bigdirs=$(printf '%s\n' "${SCALE_ARGS[@]}" | sed -n "s/^BIGDIR_OTHERS=//p")
 [ "$REPS" -ge 1 ] || die "--reps must be at least 1"
 # the boots of each tput repetition, in order (report.py reads the list
 # from config.txt: a run without it, made before patched-lookup, has
 # the others)
 TPUT_BOOTS=(stock patched patched-all patched-none patched-lookup stock-b)
+SCALE_BOOTS=(stock patched patched-all prefix stock-b)
+# prefix: the patches before the first per-name one ("keep the negative
+# dentries of names that come back")
+prefix_n=$(series_patches | grep -n -m 1 -- '-keep-the-negative-dentries-' | cut -d: -f1)
+prefix_n=$((${prefix_n:-1} - 1))
 
 need qemu-system-x86_64 qemu-system-x86
 need python3 python3
@@ -99,6 +135,12 @@ esac
 for k in stock patched; do
 	[ -f "$(kernel_image "$k")" ] || die "kernel $k not built: run 'make kernels'"
 done
+case " $PARTS " in *" filebench "* | *" scale "*)
+	[ "$prefix_n" -ge 1 ] || die "patches/$BASE/series: no per-name patch after a prefix (the prefix boot needs one)"
+	need debugfs e2fsprogs
+	bash "$TOP/scripts/kernel.sh" build "step-$prefix_n" ;;
+esac
+case " $PARTS " in *" filebench "*) bash "$TOP/bench/build-filebench.sh" ;; esac
 make -s -C "$TOP/bench" OUT="$BUILD_DIR/bench"
 
 run=${run:-$RESULTS_DIR/bench-$(date +%Y%m%d-%H%M%S)}
@@ -128,19 +170,60 @@ done
 	echo "pc_args=${PC_ARGS[*]} fs=$PC_FS"
 	echo "tput_args=${TPUT_ARGS[*]}"
 	echo "smp_args=${SMP_ARGS[*]}"
+	echo "filebench_args=${FB_ARGS[*]} reps=$FB_REPS"
+	echo "scale_args=${SCALE_ARGS[*]}"
 	case " $PARTS " in *" tput "*) echo "tput_boots=${TPUT_BOOTS[*]}" ;; esac
+	case " $PARTS " in *" filebench "* | *" scale "*)
+		echo "scale_boots=${SCALE_BOOTS[*]}"
+		echo "prefix=step-$prefix_n $(cat "$KERNELS_DIR/step-$prefix_n/release")" ;;
+	esac
 	echo "date=$(date -Iseconds)"
 } >>"$run/config.txt"
 
+# images KIND SIZE: the folder of the ext2 and ext4 images (SIZE, or the
+# recipes' for "recipe") that boots of KIND copy.  They start with the
+# folder bench/ (mke2fs -d), and for KIND scale with the big directories'
+# other entries bench/big-N/o0000000... (made on the host: created in the
+# guest, each of ext2's creates would scan the growing directory; linking
+# them costs mke2fs minutes too).  Images are reproducible, so they are
+# kept in build/bench-images/ (for every base) under a name that hashes what they are
+# made from, and made again only when that changes.  Called before the
+# boots start, one kind at a time.
+images() {
+	local kind=$1 size=$2 sum imgs r n i
+	sum=$( { echo "$kind $size $bigdirs"; cat "$TOP/fs-images/ext2.conf" \
+		"$TOP/fs-images/ext4.conf" "$TOP/scripts/images.sh"; } | sha1sum | cut -c1-12)
+	imgs=$BUILD_DIR/bench-images/$kind-$sum
+	if [ ! -f "$imgs/done" ]; then
+		r=$imgs-root
+		rm -rf "$r" "$imgs"
+		mkdir -p "$r/bench"
+		if [ "$kind" = scale ]; then
+			for n in $bigdirs; do
+				mkdir "$r/bench/big-$n"
+				(cd "$r/bench/big-$n" && for ((i = 0; i < n; i++)); do
+					printf 'o%07d\n' "$i"; done | xargs touch)
+			done
+		fi
+		log "images for the $kind boots ($size)"
+		[ "$size" != recipe ] || size=''
+		IMAGE_ROOT=$r IMAGE_SIZE=$size bash "$TOP/scripts/images.sh" "$imgs" ext2 ext4
+		rm -rf "$r"
+		touch "$imgs/done"
+	fi
+	echo "$imgs"
+}
+
 # boot_job OUT KERNEL TIMING MEM PART ARGS...: one guest boot of KERNEL
-# (stock, patched) with fresh ext2 and ext4 images; TIMING is icount, tcg
-# (one vCPU) or tcg2 (two); bench/guest.sh PART runs inside and writes
-# OUT/raw.txt.
+# (stock, patched, step-N) with fresh copies of the ext2 and ext4 images
+# in IMAGES (from the environment; default: the recipes' plain ones);
+# TIMING is icount (one vCPU, the images in RAM disks), tcg (one vCPU) or
+# tcg2 (two); bench/guest.sh PART runs inside and writes OUT/raw.txt.
 # shellcheck disable=SC2317 # reached through spawn
 boot_job() {
-	local out=$1 k=$2 timing=$3 mem=$4 part=$5 rc=0 t0=$SECONDS
+	local out=$1 k=$2 timing=$3 mem=$4 part=$5 rc=0 t0=$SECONDS kib
 	shift 5
-	local flags=(--out "$out" --mem "$mem" --timeout 2400
+	local flags=(--out "$out" --mem "$mem" --timeout "${BOOT_TIMEOUT:-2400}"
 		--disk "$out/images/ext2.img" --disk "$out/images/ext4.img")
 	# The kernel's clocksource watchdog checks the TSC against jiffies;
 	# under plain TCG the TSC drifts against the other clocks, and under
@@ -153,13 +236,19 @@ boot_job() {
 	# no HPET or ACPI PM timer to fall back on): it then times with
 	# jiffies.  Give it the host's TSC rate (any error scales stock and
 	# patched alike).
+	mkdir -p "$out"
+	mkdir -p "$out/images"
+	cp --sparse=always "${IMAGES:-$plain_images}"/ext[24].img "$out/images/"
 	case "$timing" in
-	icount) flags+=(--icount --append tsc=nowatchdog) ;;
+	icount)
+		# RAM disks as large as the larger image (brd.rd_size: KiB)
+		kib=$(stat -c %s "$out"/images/*.img | sort -n | tail -n 1)
+		kib=$((kib / 1024))
+		flags+=(--icount --append "tsc=nowatchdog brd.rd_nr=2 brd.rd_size=$kib")
+		set -- RAMDISKS=1 "$@" ;;
 	tcg2) flags+=(--smp 2 --append "tsc=nowatchdog tsc_early_khz=$host_tsc_khz") ;;
 	*) flags+=(--smp 1 --append "tsc=nowatchdog tsc_early_khz=$host_tsc_khz") ;;
 	esac
-	mkdir -p "$out"
-	bash "$TOP/scripts/images.sh" "$out/images" ext2 ext4
 	bash "$TOP/scripts/boot.sh" "${flags[@]}" "$k" -- \
 		sh "$TOP/bench/guest.sh" "$part" "$BUILD_DIR/bench" DISKS="ext2=vda ext4=vdb" "$@" \
 		>"$out/boot.log" 2>&1 || rc=$?
@@ -187,6 +276,10 @@ spawn() {
 	"$@" &
 }
 
+# the images the boots copy, made before the boots start
+plain_images=$(images plain recipe)
+case " $PARTS " in *" filebench "*) fb_images=$(images filebench 3G) ;; esac
+case " $PARTS " in *" scale "*) scale_images=$(images scale 2G) ;; esac
 case " $PARTS " in *" mem "*)
 	log "mem: the 2002 reproducer (${MEM_ARGS[*]}), plain TCG"
 	# one boot per kernel and policy, so that they can run in parallel
@@ -228,6 +321,35 @@ case " $PARTS " in *" tput "*)
 		done
 	done ;;
 esac
+# scale_boot LABEL: KERNEL and POLICIES of a SCALE_BOOTS label
+scale_boot() {
+	case $1 in
+	patched-*) echo "patched ${1#patched-}" ;;
+	prefix) echo "step-$prefix_n default" ;;
+	*) echo "${1%-b} default" ;;
+	esac
+}
+case " $PARTS " in *" scale "*)
+	log "scale: ${SCALE_BOOTS[*]}, ${SCALE_ARGS[*]}, -icount"
+	for label in "${SCALE_BOOTS[@]}"; do
+		read -r k p < <(scale_boot "$label")
+		IMAGES=$scale_images BOOT_TIMEOUT=7200 spawn "$JOBS" boot_job \
+			"$run/scale/$label" "$k" icount 2048 scale POLICIES="$p" \
+			"${SCALE_ARGS[@]}"
+	done ;;
+esac
+case " $PARTS " in *" filebench "*)
+	log "filebench: $FB_REPS x (${SCALE_BOOTS[*]}), ${FB_ARGS[*]}, -icount"
+	for r in $(seq 1 "$FB_REPS"); do
+		for label in "${SCALE_BOOTS[@]}"; do
+			read -r k p < <(scale_boot "$label")
+			IMAGES=$fb_images BOOT_TIMEOUT=7200 spawn "$JOBS" boot_job \
+				"$run/filebench/r$r-$label" "$k" icount 5120 filebench \
+				POLICIES="$p" FSS="ext4 ext2" FB_PREFIX="$BUILD_DIR/filebench/inst" \
+				"${FB_ARGS[@]}"
+		done
+	done ;;
+esac
 case " $PARTS " in *" smp "*)
 	wait	# host time: nothing else may run beside these boots
 	log "smp: $REPS x (stock, patched, stock), 2 vCPUs, plain TCG, one at a time"
@@ -241,8 +363,13 @@ wait
 echo "$((SECONDS - start))" >"$run/host-seconds"
 log "all boots done in $((SECONDS - start)) s; writing the report"
 status=0
-python3 "$TOP/bench/report.py" "$run" || status=1
-echo "report: $run/summary.md"
+case " $PARTS " in *" mem "* | *" pc "* | *" tput "* | *" smp "*)
+	python3 "$TOP/bench/report.py" "$run" || status=1
+	echo "report: $run/summary.md" ;;
+esac
+case " $PARTS " in *" filebench "* | *" scale "*)
+	python3 "$TOP/bench/scale_report.py" "$run" || status=1 ;;
+esac
 fails=$(grep -lvx 0 "$run"/*/*/boot-rc 2>/dev/null || true)
 if [ -n "$fails" ]; then
 	echo "failed boots:" "$fails" >&2

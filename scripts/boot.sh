@@ -11,7 +11,10 @@
 #   --disk FILE     attach a raw image as the next virtio disk (vda, vdb, ...)
 #   --mem MIB       guest memory (default 1024)
 #   --smp N         guest CPUs (default 2)
-#   --icount        deterministic guest clock: -icount shift=0, one CPU
+#   --icount        deterministic guest clock: -icount shift=0,sleep=off
+#                   (guest time = instructions executed, 1 ns each; an
+#                   idle guest jumps to its next timer instead of waiting
+#                   at host speed), one CPU
 #   --timeout SEC   kill the guest after SEC seconds (default 900)
 #   --shell         interactive shell on the console instead of COMMAND
 #   --append ARGS   extra kernel command line
@@ -63,7 +66,8 @@ rm -f "$out/status" "$out/console.log"
 
 accel=(-accel tcg)
 if [ "$icount" = 1 ]; then
-	accel=(-accel tcg -icount shift=0)
+	# shellcheck disable=SC2054 # the commas are QEMU's
+	accel=(-accel tcg -icount shift=0,sleep=off)
 	smp=1
 elif [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
 	accel=(-accel kvm -cpu host)
