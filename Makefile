@@ -23,7 +23,7 @@ export FSTESTS_CONFIGS FSTESTS_TESTS FSTESTS_TIMEOUT FSTESTS_TEST_TIMEOUT
 
 S := scripts
 
-.PHONY: sample-base all compare deps kernels check lint patch-check patch-check-others prove-tests soak fstests fstests-sample bench bench-sample shell clean help
+.PHONY: sample-base all compare deps kernels check lint patch-check patch-check-others prove-tests soak fstests fstests-sample bench bench-sample bench-scale scale-sample shell clean help
 
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
@@ -96,6 +96,20 @@ fstests-sample: sample-base
 ## bench: benchmarks, stock vs patched side by side, report in results/BASE/
 bench: kernels
 	bash bench/run.sh
+
+## bench-scale: filebench's webproxy.f, fileserver.f and varmail.f as
+##   shipped, big directories, lock files beside busy spools, a million
+##   always-new names and the memory a mount spends, on stock, patched
+##   (default and negdentry=all) and the series without its per-name
+##   patches (bench/run.sh's parts filebench and scale; report in
+##   results/BASE/bench-latest/scale.md)
+bench-scale: kernels
+	BENCH_PARTS="$(or $(BENCH_PARTS),scale filebench)" bash bench/run.sh
+
+## scale-sample: make the last bench-scale report BASE's committed sample
+##   (samples/BASE/scale/ and its block in README.md; RUN=DIR for another)
+scale-sample:
+	python3 bench/scale_report.py --publish $(or $(RUN),$(RESULTS)/bench-latest)
 
 ## bench-sample: make the last bench report BASE's committed sample
 ##   (bench/sample/ and the README headline for 6.1; bench/sample-BASE/

@@ -1,0 +1,505 @@
+#!/usr/bin/env python3
+"""The report of bench/run.sh's filebench and scale parts.
+
+    scale_report.py RUN_DIR
+    scale_report.py --publish RUN_DIR   also copy it to samples/BASE/scale/
+                                        and its headline into README.md's
+                                        block for BASE (BASE from the
+                                        environment, default 6.1); refused
+                                        (exit 1) if a boot failed or a
+                                        kernel is not BASE's
+
+Reads RUN_DIR/filebench/rREP-BOOT/ and RUN_DIR/scale/BOOT/ (raw.txt,
+boot-rc, fb-NAME.f: written by bench/guest.sh and bench/run.sh) and
+RUN_DIR/config.txt; a folder without them (a published sample) is read
+from its results.csv, counts.csv and personalities.csv instead.  BOOT is
+one of bench/run.sh's SCALE_BOOTS: stock, patched (the series' default
+policy), patched-all (negdentry=all), prefix (the series without its
+per-name patches: every unlinked name freed, commit 681ce8623567's rule)
+and stock-b (stock again: the noise floor).  Ratios are per repetition
+(BOOT of repetition i / stock of repetition i), then median [min-max].
+
+Writes into RUN_DIR: scale.md (every table), headline.md (the README
+block), results.csv, counts.csv, personalities.csv, filebench.png and
+bigdir.png.
+"""
+import csv
+import glob
+import os
+import re
+import shutil
+import statistics
+import sys
+
+# bench/report.py's helpers: reading boot folders, number format, gnuplot
+from report import fmt, gnuplot, kv_file, read_lines
+
+BOOTS = ["stock", "patched", "patched-all", "prefix", "stock-b"]
+BOOT_TEXT = {"stock": "stock", "patched": "patched, default",
+             "patched-all": "patched, `all`", "prefix": "without 4-5",
+             "stock-b": "stock again"}
+# the series' default policy per filesystem (patches/*/0000-cover-letter)
+DEFAULT = {"ext2": "lookup", "ext4": "lookup", "tmpfs": "none"}
+PERSONALITIES = ["webproxy", "fileserver", "varmail"]
+# goals of the series (issue "Series v4"): throughput of the default
+# policy against stock, and the share of a spool's negatives it may keep
+GOAL_RATIO = 0.99
+GOAL_SPOOL_KEPT = 0.01
+GOAL_MILLION_KEPT = 0.001
+TIMING = ("QEMU TCG, `-icount shift=0,sleep=off`, one vCPU, images in RAM disks: "
+          "guest time = instructions executed (1 ns each); ops/s are emulated")
+
+
+def med(vals):
+    return statistics.median(vals) if vals else None
+
+
+def fmt_spread(vals, digits=3):
+    if not vals:
+        return "n/a"
+    if len(vals) == 1:
+        return fmt(vals[0], digits)
+    return f"{fmt(med(vals), digits)} [{fmt(min(vals), digits)}-{fmt(max(vals), digits)}]"
+
+
+class Run:
+    def __init__(self, d):
+        self.d = d
+        self.cfg = kv_file(os.path.join(d, "config.txt"))
+        self.failed = {}
+        # results: (part, rep, boot, fs, policy, workload, ops, ns)
+        # counts: (part, rep, boot, fs, policy, workload, key, value)
+        self.results, self.counts, self.nfiles = [], [], {}
+        if glob.glob(os.path.join(d, "filebench", "r*-*")) or \
+                glob.glob(os.path.join(d, "scale", "*")):
+            self.load_boots()
+        else:
+            self.load_csvs()
+
+    def load_boots(self):
+        folders = [("filebench", bd) for bd in glob.glob(os.path.join(self.d, "filebench", "r*-*"))]
+        folders += [("scale", bd) for bd in glob.glob(os.path.join(self.d, "scale", "*"))
+                    if os.path.isdir(bd)]
+        for part, bd in sorted(folders):
+            name = os.path.basename(bd)
+            m = re.match(r"r(\d+)-(.+)$", name)
+            rep, boot = (int(m.group(1)), m.group(2)) if m else (1, name)
+            rc = read_lines(os.path.join(bd, "boot-rc"))
+            if not rc or rc[0][0] != "0":
+                self.failed[f"{part}/{name}"] = (f"boot exit {rc[0][0]}" if rc else
+                                                 "no boot-rc (boot did not finish)")
+            for l in read_lines(os.path.join(bd, "raw.txt")):
+                if l[0] == "result" and len(l) == 6:
+                    self.results.append((part, rep, boot, l[1], l[2], l[3], int(l[4]),
+                                         int(float(l[5]))))
+                elif l[0] == "count" and len(l) == 6:
+                    self.counts.append((part, rep, boot, l[1], l[2], l[3], l[4], int(l[5])))
+            for f in glob.glob(os.path.join(bd, "fb-*.f")):
+                w = os.path.basename(f)[3:-2]
+                for l in read_lines(f):
+                    if len(l) > 1 and l[0] == "set" and l[1].startswith("$nfiles="):
+                        self.nfiles[w] = int(l[1].split("=", 1)[1])
+        self.release = {}
+        for k in ("stock", "patched"):
+            r = read_lines(os.path.join(self.d, f"release-{k}"))
+            self.release[k] = r[0][0] if r else "?"
+        # config.txt: "prefix=step-N RELEASE"
+        self.release["prefix"] = self.cfg.get("prefix", "?").split()[-1]
+
+    def load_csvs(self):
+        with open(os.path.join(self.d, "results.csv"), newline="") as f:
+            for r in csv.DictReader(f):
+                self.results.append((r["part"], int(r["rep"]), r["boot"], r["fs"], r["policy"],
+                                     r["workload"], int(r["ops"]), int(r["guest_ns"])))
+        with open(os.path.join(self.d, "counts.csv"), newline="") as f:
+            for r in csv.DictReader(f):
+                self.counts.append((r["part"], int(r["rep"]), r["boot"], r["fs"], r["policy"],
+                                    r["workload"], r["key"], int(r["value"])))
+        with open(os.path.join(self.d, "personalities.csv"), newline="") as f:
+            for r in csv.DictReader(f):
+                self.nfiles[r["personality"]] = int(r["nfiles"])
+        self.release = {k: v for k, v in (l[0].split("=", 1) for l in
+                                          read_lines(os.path.join(self.d, "releases.txt")))}
+
+    def write_csvs(self):
+        with open(os.path.join(self.d, "results.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["part", "rep", "boot", "fs", "policy", "workload", "ops", "guest_ns"])
+            w.writerows(self.results)
+        with open(os.path.join(self.d, "counts.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["part", "rep", "boot", "fs", "policy", "workload", "key", "value"])
+            w.writerows(self.counts)
+        with open(os.path.join(self.d, "personalities.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["personality", "nfiles"])
+            w.writerows(sorted(self.nfiles.items()))
+        with open(os.path.join(self.d, "releases.txt"), "w") as f:
+            for k, v in sorted(self.release.items()):
+                f.write(f"{k}={v.replace(' ', '_')}\n")
+
+    # ---- lookups --------------------------------------------------------
+    def reps(self, part):
+        return sorted({r[1] for r in self.results if r[0] == part})
+
+    def result(self, part, rep, boot, fs, workload):
+        """(ops, ns) of one boot's workload, or None."""
+        for r in self.results:
+            if r[:3] == (part, rep, boot) and r[3] == fs and r[5] == workload:
+                return r[6], r[7]
+        return None
+
+    def count(self, part, rep, boot, fs, workload, key):
+        vals = [c[7] for c in self.counts if c[:3] == (part, rep, boot) and c[3] == fs
+                and c[5] == workload and c[6] == key]
+        return vals
+
+    def ns_per_op(self, part, boot, fs, workload):
+        vals = []
+        for rep in self.reps(part):
+            r = self.result(part, rep, boot, fs, workload)
+            if r and r[0]:
+                vals.append(r[1] / r[0])
+        return vals
+
+    def ratios(self, part, boot, fs, workload):
+        """Throughput of BOOT / stock's, per repetition (stock's ns over BOOT's)."""
+        vals = []
+        for rep in self.reps(part):
+            s = self.result(part, rep, "stock", fs, workload)
+            b = self.result(part, rep, boot, fs, workload)
+            if s and b and s[0] and b[0] and b[1]:
+                vals.append((s[1] / s[0]) / (b[1] / b[0]))
+        return vals
+
+    def workloads(self, part, fs, prefix):
+        """The workloads of PART on FS named PREFIX..., in the guest's order."""
+        return list(dict.fromkeys(r[5] for r in self.results if r[0] == part and r[3] == fs
+                                  and r[5].startswith(prefix)))
+
+
+def met(vals, goal):
+    if not vals:
+        return "n/a"
+    return "met" if med(vals) >= goal else "**missed**"
+
+
+def fss(run, part):
+    order = ["ext4", "ext2", "tmpfs"]
+    have = {r[3] for r in run.results if r[0] == part}
+    return [f for f in order if f in have]
+
+
+def filebench_table(run):
+    L = ["| personality | fs | stock ops/s | patched, default / stock | patched, `all` / stock "
+         "| without 4-5 / stock | stock again / stock (floor) | goal (default >= 0.99) "
+         "| removals per name in the window | first removals' share |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
+    for w in PERSONALITIES:
+        wl = f"fb-{w}"
+        for fs in fss(run, "filebench"):
+            stock = [1e9 / v for v in run.ns_per_op("filebench", "stock", fs, wl)]
+            if not stock:
+                continue
+            rem = []
+            for rep in run.reps("filebench"):
+                rem += run.count("filebench", rep, "stock", fs, wl, "removals")
+            n = run.nfiles.get(w)
+            per_name = [r / n for r in rem] if n else []
+            first = [min(n, r) / r for r in rem if r] if n else []
+            L.append(f"| {w}.f | {fs} | {fmt_spread(stock)} | "
+                     + " | ".join(fmt_spread(run.ratios("filebench", b, fs, wl))
+                                  for b in ("patched", "patched-all", "prefix", "stock-b"))
+                     + f" | {met(run.ratios('filebench', 'patched', fs, wl), GOAL_RATIO)} "
+                     f"| {fmt_spread(per_name, 1)} | {fmt_spread(first)} |")
+    return L
+
+
+def ratio_table(run, part, prefix, title_col, goal=True):
+    L = [f"| {title_col} | fs | stock ns/op | patched, default / stock | patched, `all` / stock "
+         "| without 4-5 / stock | stock again / stock (floor) |"
+         + (" goal (default >= 0.99) |" if goal else ""),
+         "|---|---|---|---|---|---|---|" + ("---|" if goal else "")]
+    for fs in fss(run, part):
+        for wl in run.workloads(part, fs, prefix):
+            stock = run.ns_per_op(part, "stock", fs, wl)
+            row = (f"| {wl} | {fs} | {fmt_spread(stock, 0)} | "
+                   + " | ".join(fmt_spread(run.ratios(part, b, fs, wl))
+                                for b in ("patched", "patched-all", "prefix", "stock-b")) + " |")
+            if goal:
+                row += f" {met(run.ratios(part, 'patched', fs, wl), GOAL_RATIO)} |"
+            L.append(row)
+    return L
+
+
+def kept_table(run, prefix, names_key, goal):
+    """Negative dentries kept per boot against the names unlinked."""
+    L = ["| workload | fs | names unlinked | " + " | ".join(BOOT_TEXT[b] for b in BOOTS)
+         + f" | default kept / stock's (goal <= {goal:g}) |",
+         "|---|---|---|" + "---|" * len(BOOTS) + "---|"]
+    for fs in fss(run, "scale"):
+        wls = list(dict.fromkeys(c[5] for c in run.counts if c[0] == "scale" and c[3] == fs
+                                 and c[5].startswith(prefix) and c[6] == names_key))
+        for wl in wls:
+            names = run.count("scale", 1, "stock", fs, wl, names_key)
+            kept = {b: run.count("scale", 1, b, fs, wl, "negative_delta") for b in BOOTS}
+            s, p = kept["stock"], kept["patched"]
+            if s and p and s[0] > 0:
+                share = p[0] / s[0]
+                verdict = f"{share:.4f} ({'met' if share <= goal else '**missed**'})"
+            else:
+                verdict = "n/a (stock keeps none)"
+            L.append(f"| {wl} | {fs} | {names[0] if names else '?':,} | "
+                     + " | ".join(f"{v[0]:,}" if v else "n/a" for v in kept.values())
+                     + f" | {verdict} |")
+    return L
+
+
+def memory_table(run):
+    L = ["| fs | " + " | ".join(f"{BOOT_TEXT[b]}" for b in BOOTS)
+         + " | patched, default - stock (medians) |",
+         "|---|" + "---|" * len(BOOTS) + "---|"]
+    for fs in fss(run, "scale"):
+        vals = {b: run.count("scale", 1, b, fs, "mount", "kmalloc_bytes") for b in BOOTS}
+        diff = (med(vals["patched"]) - med(vals["stock"])
+                if vals["patched"] and vals["stock"] else None)
+        L.append(f"| {fs} | " + " | ".join(fmt_spread(v, 0) for v in vals.values())
+                 + f" | {f'{diff:+,.0f}' if diff is not None else 'n/a'} |")
+    caches = list(dict.fromkeys(c[6] for c in run.counts if c[5] == "objsize"))
+    if caches:
+        L += ["", "| object size (bytes) | " + " | ".join(BOOT_TEXT[b] for b in BOOTS) + " |",
+              "|---|" + "---|" * len(BOOTS)]
+        for cache in caches:
+            cells = []
+            for b in BOOTS:
+                v = sorted({c[7] for c in run.counts if c[2] == b and c[5] == "objsize"
+                            and c[6] == cache})
+                cells.append("/".join(str(x) for x in v) if v else "n/a")
+            L.append(f"| {cache} | " + " | ".join(cells) + " |")
+    return L
+
+
+def plot_filebench(run):
+    """ops/s per boot, one panel per personality and filesystem."""
+    panels = [(w, fs) for w in PERSONALITIES for fs in fss(run, "filebench")
+              if run.ns_per_op("filebench", "stock", fs, f"fb-{w}")]
+    if not panels:
+        return None
+    os.makedirs(os.path.join(run.d, "plotdata"), exist_ok=True)
+    g = ["set terminal pngcairo size 1500,900 font ',10'",
+         f"set output '{run.d}/filebench.png'",
+         f"set multiplot layout {len(PERSONALITIES)},{len(fss(run, 'filebench'))} "
+         "title 'filebench personalities as shipped: ops/s per kernel (median, min-max; "
+         "QEMU TCG -icount: emulated time)'",
+         "set style data histogram", "set style histogram errorbars gap 1 lw 1",
+         "set style fill solid 0.6", "set boxwidth 0.8", "set grid ytics",
+         "set yrange [0:*]", "unset key", "set xtics font ',8'"]
+    for w, fs in panels:
+        name = f"fb-{w}-{fs}.dat"
+        with open(os.path.join(run.d, "plotdata", name), "w") as f:
+            for b in BOOTS:
+                v = [1e9 / x for x in run.ns_per_op("filebench", b, fs, f"fb-{w}")]
+                if v:
+                    f.write(f"\"{BOOT_TEXT[b]}\" {med(v):.1f} {min(v):.1f} {max(v):.1f}\n")
+        g.append(f"set title '{w}.f on {fs}'")
+        g.append(f"plot '{run.d}/plotdata/{name}' using 2:3:4:xtic(1) lc rgb '#1f77b4'")
+    g.append("unset multiplot")
+    return "filebench.png" if gnuplot("\n".join(g) + "\n") else None
+
+
+def plot_bigdir(run):
+    """Instructions per lookup miss of a freed name, against directory size."""
+    series = []
+    os.makedirs(os.path.join(run.d, "plotdata"), exist_ok=True)
+    for fs in fss(run, "scale"):
+        for b in ("stock", "patched", "patched-all", "prefix"):
+            pts = []
+            for wl in run.workloads("scale", fs, "bigdir-"):
+                m = re.match(r"bigdir-(\d+)-relookup$", wl)
+                v = run.ns_per_op("scale", b, fs, wl)
+                if m and v:
+                    pts.append((int(m.group(1)), med(v)))
+            if pts:
+                name = f"bigdir-{fs}-{b}.dat"
+                with open(os.path.join(run.d, "plotdata", name), "w") as f:
+                    f.writelines(f"{n} {v:.1f}\n" for n, v in sorted(pts))
+                series.append((fs, b, name))
+    if not series:
+        return None
+    g = ["set terminal pngcairo size 1200,500 font ',10'",
+         f"set output '{run.d}/bigdir.png'",
+         f"set multiplot layout 1,{len(fss(run, 'scale'))} title 'stat() of a name unlinked "
+         "before, in a directory of N other entries: guest ns (= instructions, -icount) per miss'",
+         "set logscale xy", "set grid", "set key top left", "set xlabel 'other entries'"]
+    for fs in fss(run, "scale"):
+        g.append(f"set title '{fs}'")
+        g.append("plot " + ", ".join(f"'{run.d}/plotdata/{n}' using 1:2 with linespoints "
+                                     f"title '{BOOT_TEXT[b]}'"
+                                     for f_, b, n in series if f_ == fs))
+    g.append("unset multiplot")
+    return "bigdir.png" if gnuplot("\n".join(g) + "\n") else None
+
+
+def kept_share(run, fs, prefix, names_key):
+    """Largest default-kept / stock-kept over the workloads PREFIX..."""
+    shares = []
+    for wl in dict.fromkeys(c[5] for c in run.counts if c[0] == "scale" and c[3] == fs
+                            and c[5].startswith(prefix) and c[6] == names_key):
+        s = run.count("scale", 1, "stock", fs, wl, "negative_delta")
+        p = run.count("scale", 1, "patched", fs, wl, "negative_delta")
+        if s and p and s[0] > 0:
+            shares.append((p[0] / s[0], p[0], s[0]))
+    return max(shares) if shares else None
+
+
+def scale_summary(run):
+    """One row per scale measurement, the filesystems side by side:
+    patched (default) / stock, and the stock/stock floor in parentheses."""
+    fs_list = fss(run, "scale")
+    if not fs_list:
+        return []
+    L = ["| scale row, patched (default) / stock (floor: stock again / stock) | "
+         + " | ".join(fs_list) + " |", "|---|" + "---|" * len(fs_list)]
+    for wl in run.workloads("scale", fs_list[0], "bigdir-") + \
+            run.workloads("scale", fs_list[0], "busyspool-"):
+        L.append(f"| {wl} | " + " | ".join(
+            f"{fmt_spread(run.ratios('scale', 'patched', fs, wl))} "
+            f"({fmt_spread(run.ratios('scale', 'stock-b', fs, wl))})" for fs in fs_list) + " |")
+    for label, prefix, key in (("busy spools: negative dentries kept, the largest share of stock's "
+                                f"(goal <= {GOAL_SPOOL_KEPT:g})", "busyspool-", "spool_names"),
+                               ("always-new names: kept of stock's "
+                                f"(goal <= {GOAL_MILLION_KEPT:g})", "million", "names")):
+        cells = []
+        for fs in fs_list:
+            k = kept_share(run, fs, prefix, key)
+            cells.append(f"{k[0]:.4f} ({k[1]:,} of {k[2]:,})" if k else "n/a (stock keeps none)")
+        L.append(f"| {label} | " + " | ".join(cells) + " |")
+    cells = []
+    for fs in fs_list:
+        st = run.count("scale", 1, "stock", fs, "mount", "kmalloc_bytes")
+        pa = run.count("scale", 1, "patched", fs, "mount", "kmalloc_bytes")
+        cells.append(f"{med(pa) - med(st):+,.0f}" if st and pa else "n/a")
+    L.append("| kmalloc bytes of a mount, patched (default) minus stock, medians | "
+             + " | ".join(cells) + " |")
+    return L
+
+
+def headline(run):
+    L = [f"Filebench personalities as shipped and the scale rows, {run.release.get('stock', '?')}: "
+         f"patched/stock, median [min-max] of {len(run.reps('filebench'))} repetition(s); "
+         f"{TIMING}. `stock again` is the same run's stock/stock floor. Every table: "
+         "`samples/BASE/scale/scale.md`.", ""]
+    L += filebench_table(run)
+    L += [""] + scale_summary(run)
+    return L
+
+
+def write_reports(run):
+    pngs = [p for p in (plot_filebench(run), plot_bigdir(run)) if p]
+    shutil.rmtree(os.path.join(run.d, "plotdata"), ignore_errors=True)
+    L = ["# Negative dentry series: filebench and scale report", ""]
+    if run.failed:
+        L.append(f"> **FAILED BOOTS**: {', '.join(f'{b} ({w})' for b, w in sorted(run.failed.items()))}")
+        L.append("")
+    L.append(f"- Kernels: stock `{run.release.get('stock')}`, patched `{run.release.get('patched')}`, "
+             f"without patches 4-5 `{run.release.get('prefix')}`.")
+    L.append(f"- Timing: {TIMING}. Counts are exact.")
+    L.append(f"- Sizes: filebench `{run.cfg.get('filebench_args', '?')}`; scale "
+             f"`{run.cfg.get('scale_args', '?')}`; date {run.cfg.get('date', '?')}.")
+    L.append("- Boots: stock; patched under its default policy (lookup on ext2/ext4, none on "
+             "tmpfs); patched under negdentry=all (every negative dentry kept: the hook alone); "
+             "the series without its per-name patches (every unlinked name freed: commit "
+             "681ce8623567's rule on ext2/ext4); stock again (the noise floor). Ratios are "
+             "throughput against stock of the same repetition: above 1 is faster.")
+    L += ["", "## filebench, as shipped", "",
+          "Only `set $dir=` changed, the shipped `run` line dropped and `run N` appended; "
+          "filebench's own ops/s over its measured window. A name's first removal in the "
+          "window has no negative dentry to keep under any policy: its share of the window's "
+          "removals is the part of the run that measures warm-up.", ""]
+    L += filebench_table(run)
+    L += ["", "## Big directories", "",
+          "`bigdir-N-toggle`: 1,000 names deleted and created again in rotation in a directory "
+          "of N other entries (every name removed twice before the clock starts); "
+          "`-relookup`: stat() of 1,000 names unlinked there (stock keeps their negative "
+          "dentries); `-recreate`: creating them again.", ""]
+    L += ratio_table(run, "scale", "bigdir-", "workload")
+    L += ["", "## Lock files beside busy spools: the lock cycle", "",
+          "`busyspool-S-other|same-lock`: one create+close+unlink of a lock file after every S "
+          "always-new spool names (other directory or the spool's); only the lock cycles are "
+          "timed.", ""]
+    L += ratio_table(run, "scale", "busyspool-", "workload")
+    L += ["", "## Negative dentries kept", "",
+          "nr_negative after the timed loop minus before it (spool and lock together; "
+          "`million`: 1,000,000 always-new names).", ""]
+    L += kept_table(run, "busyspool-", "spool_names", GOAL_SPOOL_KEPT)
+    L += [""] + kept_table(run, "million", "names", GOAL_MILLION_KEPT)
+    L += ["", "## Memory per mount", "",
+          "Bytes in use in the kmalloc caches (active objects x object size) after a mount "
+          "minus before it, median [min-max] of the mounts (other allocations of the "
+          "moment land in it too: a difference between kernels within the spread is "
+          "noise); then the object sizes of the inode and dentry caches, exact.", ""]
+    L += memory_table(run)
+    if pngs:
+        L += ["", "## Plots", ""] + [f"![{p}]({p})" for p in pngs]
+    with open(os.path.join(run.d, "scale.md"), "w") as f:
+        f.write("\n".join(L) + "\n")
+    with open(os.path.join(run.d, "headline.md"), "w") as f:
+        f.write("\n".join(headline(run)) + "\n")
+
+
+def publish(run, base):
+    if run.failed:
+        print(f"scale_report.py: refusing to publish {run.d}: failed boots "
+              f"{sorted(run.failed)}", file=sys.stderr)
+        return 1
+    wrong = [f"{k} is {r}" for k, r in sorted(run.release.items()) if not r.startswith(base + ".")]
+    if wrong:
+        print(f"scale_report.py: refusing to publish {run.d} as BASE={base}'s: {', '.join(wrong)}",
+              file=sys.stderr)
+        return 1
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sample = os.path.join(top, "samples", base, "scale")
+    if not (os.path.isdir(sample) and os.path.samefile(run.d, sample)):
+        shutil.rmtree(sample, ignore_errors=True)
+        os.makedirs(sample)
+        for pat in ("scale.md", "headline.md", "*.csv", "*.png", "config.txt", "releases.txt"):
+            for p in glob.glob(os.path.join(run.d, pat)):
+                shutil.copy(p, sample)
+    begin = (f"<!-- scale headline {base}: generated by 'make scale-sample BASE={base}' "
+             f"from samples/{base}/scale; do not edit -->")
+    end = f"<!-- end of scale headline {base} -->"
+    readme = os.path.join(top, "README.md")
+    text = open(readme).read()
+    i, j = text.find(begin), text.find(end)
+    if i < 0 or j < i:
+        print(f"scale_report.py: {readme} has no '{begin}' ... '{end}' block", file=sys.stderr)
+        return 1
+    with open(os.path.join(sample, "headline.md")) as f:
+        head = f.read()
+    with open(readme, "w") as f:
+        f.write(text[:i + len(begin)] + "\n" + head + text[j:])
+    print(f"published: {sample} and its headline in {readme}")
+    return 0
+
+
+def main():
+    args = sys.argv[1:]
+    do_publish = args[:1] == ["--publish"]
+    args = args[1:] if do_publish else args
+    if len(args) != 1:
+        print("usage: scale_report.py [--publish] RUN_DIR", file=sys.stderr)
+        return 2
+    run = Run(args[0])
+    if not run.results and not run.counts:
+        print(f"scale_report.py: {args[0]} has no filebench or scale results", file=sys.stderr)
+        return 1
+    run.write_csvs()
+    write_reports(run)
+    print(f"report: {os.path.join(run.d, 'scale.md')}")
+    if run.failed:
+        print(f"scale_report.py: WARNING: failed boots: {sorted(run.failed)}", file=sys.stderr)
+    return publish(run, os.environ.get("BASE") or "6.1") if do_publish else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
