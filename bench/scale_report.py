@@ -12,15 +12,16 @@
 Reads RUN_DIR/filebench/rREP-BOOT/ and RUN_DIR/scale/BOOT/ (raw.txt,
 boot-rc, fb-NAME.f: written by bench/guest.sh and bench/run.sh) and
 RUN_DIR/config.txt; a folder without them (a published sample) is read
-from its results.csv, counts.csv and personalities.csv instead.  BOOT is
+from its scale-*.csv files instead.  BOOT is
 one of bench/run.sh's SCALE_BOOTS: stock, patched (the series' default
 policy), patched-all (negdentry=all), prefix (the series without its
 per-name patches: every unlinked name freed, commit 681ce8623567's rule)
 and stock-b (stock again: the noise floor).  Ratios are per repetition
 (BOOT of repetition i / stock of repetition i), then median [min-max].
 
-Writes into RUN_DIR: scale.md (every table), headline.md (the README
-block), results.csv, counts.csv, personalities.csv, filebench.png and
+Writes into RUN_DIR: scale.md (every table), scale-headline.md (the README
+block), scale-results.csv, scale-counts.csv,
+scale-personalities.csv, scale-releases.txt, filebench.png and
 bigdir.png.
 """
 import csv
@@ -73,8 +74,11 @@ class Run:
         if glob.glob(os.path.join(d, "filebench", "r*-*")) or \
                 glob.glob(os.path.join(d, "scale", "*")):
             self.load_boots()
-        else:
+        elif os.path.isfile(os.path.join(d, "scale-results.csv")):
             self.load_csvs()
+        else:
+            sys.exit(f"scale_report.py: {d} has neither filebench/ nor scale/ boot folders "
+                     "nor a published sample's scale-results.csv")
 
     def load_boots(self):
         folders = [("filebench", bd) for bd in glob.glob(os.path.join(self.d, "filebench", "r*-*"))]
@@ -107,34 +111,34 @@ class Run:
         self.release["prefix"] = self.cfg.get("prefix", "?").split()[-1]
 
     def load_csvs(self):
-        with open(os.path.join(self.d, "results.csv"), newline="") as f:
+        with open(os.path.join(self.d, "scale-results.csv"), newline="") as f:
             for r in csv.DictReader(f):
                 self.results.append((r["part"], int(r["rep"]), r["boot"], r["fs"], r["policy"],
                                      r["workload"], int(r["ops"]), int(r["guest_ns"])))
-        with open(os.path.join(self.d, "counts.csv"), newline="") as f:
+        with open(os.path.join(self.d, "scale-counts.csv"), newline="") as f:
             for r in csv.DictReader(f):
                 self.counts.append((r["part"], int(r["rep"]), r["boot"], r["fs"], r["policy"],
                                     r["workload"], r["key"], int(r["value"])))
-        with open(os.path.join(self.d, "personalities.csv"), newline="") as f:
+        with open(os.path.join(self.d, "scale-personalities.csv"), newline="") as f:
             for r in csv.DictReader(f):
                 self.nfiles[r["personality"]] = int(r["nfiles"])
         self.release = {k: v for k, v in (l[0].split("=", 1) for l in
-                                          read_lines(os.path.join(self.d, "releases.txt")))}
+                                          read_lines(os.path.join(self.d, "scale-releases.txt")))}
 
     def write_csvs(self):
-        with open(os.path.join(self.d, "results.csv"), "w", newline="") as f:
+        with open(os.path.join(self.d, "scale-results.csv"), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["part", "rep", "boot", "fs", "policy", "workload", "ops", "guest_ns"])
             w.writerows(self.results)
-        with open(os.path.join(self.d, "counts.csv"), "w", newline="") as f:
+        with open(os.path.join(self.d, "scale-counts.csv"), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["part", "rep", "boot", "fs", "policy", "workload", "key", "value"])
             w.writerows(self.counts)
-        with open(os.path.join(self.d, "personalities.csv"), "w", newline="") as f:
+        with open(os.path.join(self.d, "scale-personalities.csv"), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["personality", "nfiles"])
             w.writerows(sorted(self.nfiles.items()))
-        with open(os.path.join(self.d, "releases.txt"), "w") as f:
+        with open(os.path.join(self.d, "scale-releases.txt"), "w") as f:
             for k, v in sorted(self.release.items()):
                 f.write(f"{k}={v.replace(' ', '_')}\n")
 
@@ -285,7 +289,7 @@ def plot_filebench(run):
               if run.ns_per_op("filebench", "stock", fs, f"fb-{w}")]
     if not panels:
         return None
-    os.makedirs(os.path.join(run.d, "plotdata"), exist_ok=True)
+    os.makedirs(os.path.join(run.d, "scale-plotdata"), exist_ok=True)
     g = ["set terminal pngcairo size 1500,900 font ',10'",
          f"set output '{run.d}/filebench.png'",
          f"set multiplot layout {len(PERSONALITIES)},{len(fss(run, 'filebench'))} "
@@ -296,13 +300,13 @@ def plot_filebench(run):
          "set yrange [0:*]", "unset key", "set xtics font ',8'"]
     for w, fs in panels:
         name = f"fb-{w}-{fs}.dat"
-        with open(os.path.join(run.d, "plotdata", name), "w") as f:
+        with open(os.path.join(run.d, "scale-plotdata", name), "w") as f:
             for b in BOOTS:
                 v = [1e9 / x for x in run.ns_per_op("filebench", b, fs, f"fb-{w}")]
                 if v:
-                    f.write(f"\"{BOOT_TEXT[b]}\" {med(v):.1f} {min(v):.1f} {max(v):.1f}\n")
+                    f.write(f"\"{BOOT_TEXT[b].replace('`', '')}\" {med(v):.1f} {min(v):.1f} {max(v):.1f}\n")
         g.append(f"set title '{w}.f on {fs}'")
-        g.append(f"plot '{run.d}/plotdata/{name}' using 2:3:4:xtic(1) lc rgb '#1f77b4'")
+        g.append(f"plot '{run.d}/scale-plotdata/{name}' using 2:3:4:xtic(1) lc rgb '#1f77b4'")
     g.append("unset multiplot")
     return "filebench.png" if gnuplot("\n".join(g) + "\n") else None
 
@@ -310,7 +314,7 @@ def plot_filebench(run):
 def plot_bigdir(run):
     """Instructions per lookup miss of a freed name, against directory size."""
     series = []
-    os.makedirs(os.path.join(run.d, "plotdata"), exist_ok=True)
+    os.makedirs(os.path.join(run.d, "scale-plotdata"), exist_ok=True)
     for fs in fss(run, "scale"):
         for b in ("stock", "patched", "patched-all", "prefix"):
             pts = []
@@ -321,7 +325,7 @@ def plot_bigdir(run):
                     pts.append((int(m.group(1)), med(v)))
             if pts:
                 name = f"bigdir-{fs}-{b}.dat"
-                with open(os.path.join(run.d, "plotdata", name), "w") as f:
+                with open(os.path.join(run.d, "scale-plotdata", name), "w") as f:
                     f.writelines(f"{n} {v:.1f}\n" for n, v in sorted(pts))
                 series.append((fs, b, name))
     if not series:
@@ -333,8 +337,8 @@ def plot_bigdir(run):
          "set logscale xy", "set grid", "set key top left", "set xlabel 'other entries'"]
     for fs in fss(run, "scale"):
         g.append(f"set title '{fs}'")
-        g.append("plot " + ", ".join(f"'{run.d}/plotdata/{n}' using 1:2 with linespoints "
-                                     f"title '{BOOT_TEXT[b]}'"
+        g.append("plot " + ", ".join(f"'{run.d}/scale-plotdata/{n}' using 1:2 with linespoints "
+                                     f"title '{BOOT_TEXT[b].replace('`', '')}'"
                                      for f_, b, n in series if f_ == fs))
     g.append("unset multiplot")
     return "bigdir.png" if gnuplot("\n".join(g) + "\n") else None
@@ -396,7 +400,7 @@ def headline(run):
 
 def write_reports(run):
     pngs = [p for p in (plot_filebench(run), plot_bigdir(run)) if p]
-    shutil.rmtree(os.path.join(run.d, "plotdata"), ignore_errors=True)
+    shutil.rmtree(os.path.join(run.d, "scale-plotdata"), ignore_errors=True)
     L = ["# Negative dentry series: filebench and scale report", ""]
     if run.failed:
         L.append(f"> **FAILED BOOTS**: {', '.join(f'{b} ({w})' for b, w in sorted(run.failed.items()))}")
@@ -443,7 +447,7 @@ def write_reports(run):
         L += ["", "## Plots", ""] + [f"![{p}]({p})" for p in pngs]
     with open(os.path.join(run.d, "scale.md"), "w") as f:
         f.write("\n".join(L) + "\n")
-    with open(os.path.join(run.d, "headline.md"), "w") as f:
+    with open(os.path.join(run.d, "scale-headline.md"), "w") as f:
         f.write("\n".join(headline(run)) + "\n")
 
 
@@ -462,9 +466,11 @@ def publish(run, base):
     if not (os.path.isdir(sample) and os.path.samefile(run.d, sample)):
         shutil.rmtree(sample, ignore_errors=True)
         os.makedirs(sample)
-        for pat in ("scale.md", "headline.md", "*.csv", "*.png", "config.txt", "releases.txt"):
-            for p in glob.glob(os.path.join(run.d, pat)):
-                shutil.copy(p, sample)
+        for name in ("scale.md", "scale-headline.md", "scale-results.csv", "scale-counts.csv",
+                     "scale-personalities.csv", "filebench.png", "bigdir.png", "config.txt",
+                     "scale-releases.txt"):
+            if os.path.isfile(os.path.join(run.d, name)):
+                shutil.copy(os.path.join(run.d, name), sample)
     begin = (f"<!-- scale headline {base}: generated by 'make scale-sample BASE={base}' "
              f"from samples/{base}/scale; do not edit -->")
     end = f"<!-- end of scale headline {base} -->"
@@ -474,7 +480,7 @@ def publish(run, base):
     if i < 0 or j < i:
         print(f"scale_report.py: {readme} has no '{begin}' ... '{end}' block", file=sys.stderr)
         return 1
-    with open(os.path.join(sample, "headline.md")) as f:
+    with open(os.path.join(sample, "scale-headline.md")) as f:
         head = f.read()
     with open(readme, "w") as f:
         f.write(text[:i + len(begin)] + "\n" + head + text[j:])
