@@ -26,14 +26,18 @@
 #           line dropped and 'run FB_RUN' appended (keys: FB_PREFIX, the
 #           install folder of bench/build-filebench.sh, FB_WORKLOADS,
 #           FB_RUN seconds of guest time)
-#   scale   big directories, busy spools, a million names and the memory
-#           a mount spends, on each filesystem of FSS under every policy
+#   scale   big directories, busy spools and a million names, on each
+#           filesystem of FSS under every policy
 #           in POLICIES: ndbench bigdir in directories of BIGDIR_OTHERS
 #           other entries (pre-made in the image by bench/run.sh:
 #           bench/big-N/), busyspool with a lock cycle per BUSY_SPOOL
-#           names (other and same directory), million (MILLION names),
-#           the kmalloc bytes of MOUNTMEM_N mounts and the object sizes of
-#           the inode and dentry caches (keys: those)
+#           names (other and same directory), million (MILLION names;
+#           0: none) and the object sizes of the inode and dentry caches
+#           (keys: those)
+#   mountmem
+#           the kmalloc bytes of MOUNTMEM_N mounts of each filesystem of
+#           FSS under every policy in POLICIES (exact in a boot whose
+#           kmalloc caches keep no CPU slab: slub_debug=F,kmalloc-*)
 # Every workload runs in /mnt/FS/bench/, a directory bench/run.sh makes in
 # the images (mke2fs -d), so that ext2's Orlov allocator, which puts a new
 # directory at the root into a random block group, places the workloads'
@@ -152,16 +156,23 @@ kmalloc_bytes() {
 }
 
 # tag FS POLICY: prefix ndbench's lines with the filesystem and policy.
+# They go to raw.txt only once the writer has exited: $OUT is 9p, and a
+# write to it while a loop is timed makes the guest wait for the host,
+# which under -icount sleep=off moves the guest clock to its next timer
+# (up to a tick) inside the window; /tmp is the guest's tmpfs.
 tag() {
-	sed "s/^\(result\|mem\|pc\|count\) /\1 $1 $2 /" >>"$raw"
+	sed "s/^\(result\|mem\|pc\|count\) /\1 $1 $2 /" >/tmp/tag.out
+	cat /tmp/tag.out >>"$raw"
 }
 
 stressng() { # STRESSOR OPS
 	dir=/mnt/ext4/bench/stress-$1
 	mkdir -p "$dir"
+	# its output on tmpfs while it runs (see tag), then to $OUT
 	HOME=/tmp stress-ng --"$1" 1 --"$1"-ops "$2" --temp-path "$dir" \
-		-t 600 --metrics-brief --yaml "$OUT/stress-$1.yaml" \
-		>"$OUT/stress-$1.log" 2>&1 || echo "stress-ng --$1 failed" >&2
+		-t 600 --metrics-brief --yaml "/tmp/stress-$1.yaml" \
+		>"/tmp/stress-$1.log" 2>&1 || echo "stress-ng --$1 failed" >&2
+	cp "/tmp/stress-$1.yaml" "/tmp/stress-$1.log" "$OUT/"
 	# bogo-ops over the stressor's own wall clock (guest time)
 	awk -v s="$1" '$1 == "bogo-ops:" { ops = $2 }
 		$1 == "wall-clock-time:" { ns = $2 * 1e9 }
@@ -353,8 +364,12 @@ filebench)
 				echo "run $FB_RUN" >>/tmp/fb.f
 				cp /tmp/fb.f "$OUT/fb-$w.f"
 				quiesce
+				# its log on tmpfs while it runs (see tag), then to $OUT
 				log=$OUT/fb-$fs-$p-$w.log
-				"$fb" -f /tmp/fb.f >"$log" 2>&1 ||
+				"$fb" -f /tmp/fb.f >/tmp/fb.log 2>&1
+				rc=$?
+				cp /tmp/fb.log "$log"
+				[ "$rc" = 0 ] ||
 					{ echo "filebench $w on $fs ($p) failed: see $log" >&2; exit 1; }
 				# "N: IO Summary: OPS ops RATE ops/s ...": OPS over
 				# filebench's own measured window (guest time)
@@ -371,12 +386,12 @@ filebench)
 		done
 	done
 	;;
-scale)
+mountmem)
+	# the kmalloc bytes of a mount (the policy's table, the superblock's
+	# private structure): exact only when SLUB keeps no CPU slab for the
+	# kmalloc caches (bench/run.sh boots with slub_debug=F,kmalloc-*)
 	for p in $(policies); do
 		for fs in $FSS; do
-			# the kmalloc bytes of a mount (what the policy's table
-			# and the superblock's private structure cost), then the
-			# object sizes of the inode and dentry caches
 			i=1
 			while [ "$i" -le "$MOUNTMEM_N" ]; do
 				quiesce
@@ -387,6 +402,13 @@ scale)
 				umount "/mnt/$fs"
 				i=$((i + 1))
 			done
+		done
+	done
+	;;
+scale)
+	for p in $(policies); do
+		for fs in $FSS; do
+			# the object sizes of the inode and dentry caches
 			mount_fs "$fs" "$p"
 			awk -v fs="$fs" '$1 == fs "_inode_cache" || ($1 == "shmem_inode_cache" && fs == "tmpfs") ||
 				$1 == "dentry" { print "count objsize " $1 " " $4 }' /proc/slabinfo | tag "$fs" "$p"
@@ -405,8 +427,10 @@ scale)
 					rm -rf "$d/busy"
 				done
 			done
-			"$bin/ndbench" million "$d/million" "$MILLION" | tag "$fs" "$p"
-			rm -rf "$d/million"
+			if [ "$MILLION" -gt 0 ]; then
+				"$bin/ndbench" million "$d/million" "$MILLION" | tag "$fs" "$p"
+				rm -rf "$d/million"
+			fi
 			umount "/mnt/$fs"
 		done
 	done

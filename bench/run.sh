@@ -6,7 +6,7 @@
 #
 # Environment (same meaning as the options): BENCH_MODE, BENCH_REPS,
 # BENCH_JOBS, BENCH_QUICK=1; BENCH_PARTS ("mem pc tput smp", and the
-# parts not run by default: "filebench scale") and BENCH_PC_FS (default
+# parts not run by default: "filebench scale mountmem") and BENCH_PC_FS (default
 # "ext2 ext4") choose what runs.
 #
 #   mem    the 2002 reproducer, counts (plain TCG, one CPU: counts are exact)
@@ -29,10 +29,14 @@
 #          (bench/build-filebench.sh builds it from ../shared/third_party)
 #          on ext4 and ext2, FB_REPS x the SCALE_BOOTS below, -icount
 #   scale  big directories, lock files beside busy spools, a million
-#          always-new names and the slab bytes of a mount, on ext2, ext4
-#          and tmpfs, once per SCALE_BOOT (counts are exact), -icount
+#          always-new names, on ext2, ext4 and tmpfs, once per SCALE_BOOT
+#          (counts are exact), -icount
+#   mountmem
+#          the kmalloc bytes of a mount, ext2, ext4 and tmpfs, once per
+#          SCALE_BOOT, booted with slub_debug=F,kmalloc-* (no CPU slab:
+#          /proc/slabinfo's active objects are then exact)
 #
-# SCALE_BOOTS, the boots of filebench and scale: stock, patched (default
+# SCALE_BOOTS, the boots of filebench, scale and mountmem: stock, patched (default
 # policy), patched-all (negdentry=all: every negative dentry kept, the hook
 # alone), prefix (the series without its per-name patches: the step-N
 # kernel that frees every unlinked name, commit 681ce8623567's rule on
@@ -135,7 +139,7 @@ esac
 for k in stock patched; do
 	[ -f "$(kernel_image "$k")" ] || die "kernel $k not built: run 'make kernels'"
 done
-case " $PARTS " in *" filebench "* | *" scale "*)
+case " $PARTS " in *" filebench "* | *" scale "* | *" mountmem "*)
 	[ "$prefix_n" -ge 1 ] || die "patches/$BASE/series: no per-name patch after a prefix (the prefix boot needs one)"
 	need debugfs e2fsprogs
 	bash "$TOP/scripts/kernel.sh" build "step-$prefix_n" ;;
@@ -173,7 +177,7 @@ done
 	echo "filebench_args=${FB_ARGS[*]} reps=$FB_REPS"
 	echo "scale_args=${SCALE_ARGS[*]}"
 	case " $PARTS " in *" tput "*) echo "tput_boots=${TPUT_BOOTS[*]}" ;; esac
-	case " $PARTS " in *" filebench "* | *" scale "*)
+	case " $PARTS " in *" filebench "* | *" scale "* | *" mountmem "*)
 		echo "scale_boots=${SCALE_BOOTS[*]}"
 		echo "prefix=step-$prefix_n $(cat "$KERNELS_DIR/step-$prefix_n/release")" ;;
 	esac
@@ -217,7 +221,8 @@ images() {
 # boot_job OUT KERNEL TIMING MEM PART ARGS...: one guest boot of KERNEL
 # (stock, patched, step-N) with fresh copies of the ext2 and ext4 images
 # in IMAGES (from the environment; default: the recipes' plain ones);
-# TIMING is icount (one vCPU, the images in RAM disks), tcg (one vCPU) or
+# TIMING is icount (one vCPU, the images in RAM disks; BOOT_APPEND from
+# the environment is added to its kernel command line), tcg (one vCPU) or
 # tcg2 (two); bench/guest.sh PART runs inside and writes OUT/raw.txt.
 # shellcheck disable=SC2317 # reached through spawn
 boot_job() {
@@ -244,7 +249,7 @@ boot_job() {
 		# RAM disks as large as the larger image (brd.rd_size: KiB)
 		kib=$(stat -c %s "$out"/images/*.img | sort -n | tail -n 1)
 		kib=$((kib / 1024))
-		flags+=(--icount --append "tsc=nowatchdog brd.rd_nr=2 brd.rd_size=$kib")
+		flags+=(--icount --append "tsc=nowatchdog brd.rd_nr=2 brd.rd_size=$kib ${BOOT_APPEND:-}")
 		set -- RAMDISKS=1 "$@" ;;
 	tcg2) flags+=(--smp 2 --append "tsc=nowatchdog tsc_early_khz=$host_tsc_khz") ;;
 	*) flags+=(--smp 1 --append "tsc=nowatchdog tsc_early_khz=$host_tsc_khz") ;;
@@ -338,6 +343,14 @@ case " $PARTS " in *" scale "*)
 			"${SCALE_ARGS[@]}"
 	done ;;
 esac
+case " $PARTS " in *" mountmem "*)
+	log "mountmem: ${SCALE_BOOTS[*]}, slub_debug=F,kmalloc-*"
+	for label in "${SCALE_BOOTS[@]}"; do
+		read -r k p < <(scale_boot "$label")
+		BOOT_APPEND='slub_debug=F,kmalloc-*' spawn "$JOBS" boot_job \
+			"$run/mountmem/$label" "$k" icount 1024 mountmem POLICIES="$p"
+	done ;;
+esac
 case " $PARTS " in *" filebench "*)
 	log "filebench: $FB_REPS x (${SCALE_BOOTS[*]}), ${FB_ARGS[*]}, -icount"
 	for r in $(seq 1 "$FB_REPS"); do
@@ -367,7 +380,7 @@ case " $PARTS " in *" mem "* | *" pc "* | *" tput "* | *" smp "*)
 	python3 "$TOP/bench/report.py" "$run" || status=1
 	echo "report: $run/summary.md" ;;
 esac
-case " $PARTS " in *" filebench "* | *" scale "*)
+case " $PARTS " in *" filebench "* | *" scale "* | *" mountmem "*)
 	python3 "$TOP/bench/scale_report.py" "$run" || status=1 ;;
 esac
 fails=$(grep -lvx 0 "$run"/*/*/boot-rc 2>/dev/null || true)

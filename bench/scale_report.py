@@ -35,6 +35,8 @@ import sys
 # bench/report.py's helpers: reading boot folders, number format, gnuplot
 from report import fmt, gnuplot, kv_file, read_lines
 
+# the parts of bench/run.sh this report reads: one folder per boot in each
+PARTS = ["filebench", "scale", "mountmem"]
 BOOTS = ["stock", "patched", "patched-all", "prefix", "stock-b"]
 BOOT_TEXT = {"stock": "stock", "patched": "patched, default",
              "patched-all": "patched, `all`", "prefix": "without 4-5",
@@ -71,8 +73,7 @@ class Run:
         # results: (part, rep, boot, fs, policy, workload, ops, ns)
         # counts: (part, rep, boot, fs, policy, workload, key, value)
         self.results, self.counts, self.nfiles = [], [], {}
-        if glob.glob(os.path.join(d, "filebench", "r*-*")) or \
-                glob.glob(os.path.join(d, "scale", "*")):
+        if any(glob.glob(os.path.join(d, part, "*")) for part in PARTS):
             self.load_boots()
         elif os.path.isfile(os.path.join(d, "scale-results.csv")):
             self.load_csvs()
@@ -81,9 +82,8 @@ class Run:
                      "nor a published sample's scale-results.csv")
 
     def load_boots(self):
-        folders = [("filebench", bd) for bd in glob.glob(os.path.join(self.d, "filebench", "r*-*"))]
-        folders += [("scale", bd) for bd in glob.glob(os.path.join(self.d, "scale", "*"))
-                    if os.path.isdir(bd)]
+        folders = [(part, bd) for part in PARTS
+                   for bd in glob.glob(os.path.join(self.d, part, "*")) if os.path.isdir(bd)]
         for part, bd in sorted(folders):
             name = os.path.basename(bd)
             m = re.match(r"r(\d+)-(.+)$", name)
@@ -203,7 +203,7 @@ def met(vals, goal, floor=None):
 
 def fss(run, part):
     order = ["ext4", "ext2", "tmpfs"]
-    have = {r[3] for r in run.results if r[0] == part}
+    have = {r[3] for r in run.results + run.counts if r[0] == part}
     return [f for f in order if f in have]
 
 
@@ -276,8 +276,8 @@ def memory_table(run):
     L = ["| fs | " + " | ".join(f"{BOOT_TEXT[b]}" for b in BOOTS)
          + " | patched, default - stock (medians) |",
          "|---|" + "---|" * len(BOOTS) + "---|"]
-    for fs in fss(run, "scale"):
-        vals = {b: run.count("scale", 1, b, fs, "mount", "kmalloc_bytes") for b in BOOTS}
+    for fs in fss(run, "mountmem"):
+        vals = {b: run.count("mountmem", 1, b, fs, "mount", "kmalloc_bytes") for b in BOOTS}
         diff = (med(vals["patched"]) - med(vals["stock"])
                 if vals["patched"] and vals["stock"] else None)
         L.append(f"| {fs} | " + " | ".join(fmt_spread(v, 0) for v in vals.values())
@@ -399,6 +399,15 @@ def scale_summary(run):
                      if size["stock"] and size["patched"] else "n/a")
     L.append("| inode cache object size in bytes, patched vs stock (exact) | "
              + " | ".join(cells) + " |")
+    cells = []
+    for fs in fs_list:
+        st = run.count("mountmem", 1, "stock", fs, "mount", "kmalloc_bytes")
+        pa = run.count("mountmem", 1, "patched", fs, "mount", "kmalloc_bytes")
+        al = run.count("mountmem", 1, "patched-all", fs, "mount", "kmalloc_bytes")
+        cells.append(f"{med(pa) - med(st):+,.0f} ({med(al) - med(st):+,.0f})"
+                     if st and pa and al else "n/a")
+    L.append("| kmalloc bytes of a mount, patched minus stock, medians: default (`all`) | "
+             + " | ".join(cells) + " |")
     return L
 
 
@@ -453,12 +462,11 @@ def write_reports(run):
     L += [""] + kept_table(run, "million", "names", GOAL_MILLION_KEPT)
     L += ["", "## Memory per mount", "",
           "Bytes in use in the kmalloc caches (active objects x object size, "
-          "/proc/slabinfo) after a mount minus before it, median [min-max] of the mounts. "
-          "SLUB counts every object of a CPU's current slab as in use, so an allocation "
-          "shows only when it opens a new slab (a kmalloc-8k slab holds four 8 KiB "
-          "objects): this row resolves slabs, not bytes, and other allocations of the "
-          "moment land in it too. The object sizes of the inode and dentry caches below "
-          "are exact.", ""]
+          "/proc/slabinfo) after a mount minus before it, median [min-max] of the mounts, "
+          "in boots of their own under `slub_debug=F,kmalloc-*`: SLUB then keeps no CPU "
+          "slab for those caches, so that every object allocated counts (without it, an "
+          "allocation shows only when it opens a new slab). The object sizes of the inode "
+          "and dentry caches (from the scale boots) are exact.", ""]
     L += memory_table(run)
     if pngs:
         L += ["", "## Plots", ""] + [f"![{p}]({p})" for p in pngs]
