@@ -100,7 +100,7 @@ uname -r >"$OUT/uname"
 
 # the parts that run under several policies need them named
 case "$part" in
-mem | tput | filebench | scale) [ -n "$POLICIES" ] || { echo "guest.sh: $part: no POLICIES given" >&2; exit 2; } ;;
+mem | tput | filebench | scale | mountmem) [ -n "$POLICIES" ] || { echo "guest.sh: $part: no POLICIES given" >&2; exit 2; } ;;
 esac
 policies() { echo "$POLICIES"; }
 

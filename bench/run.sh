@@ -141,7 +141,6 @@ for k in stock patched; do
 done
 case " $PARTS " in *" filebench "* | *" scale "* | *" mountmem "*)
 	[ "$prefix_n" -ge 1 ] || die "patches/$BASE/series: no per-name patch after a prefix (the prefix boot needs one)"
-	need debugfs e2fsprogs
 	bash "$TOP/scripts/kernel.sh" build "step-$prefix_n" ;;
 esac
 case " $PARTS " in *" filebench "*) bash "$TOP/bench/build-filebench.sh" ;; esac
@@ -241,7 +240,6 @@ boot_job() {
 	# no HPET or ACPI PM timer to fall back on): it then times with
 	# jiffies.  Give it the host's TSC rate (any error scales stock and
 	# patched alike).
-	mkdir -p "$out"
 	mkdir -p "$out/images"
 	cp --sparse=always "${IMAGES:-$plain_images}"/ext[24].img "$out/images/"
 	case "$timing" in
