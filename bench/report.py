@@ -1008,16 +1008,26 @@ def publish(run, base):
             for p in glob.glob(os.path.join(run_dir, pat)):
                 shutil.copy(p, sample)
     readme = os.path.join(top, "README.md")
-    text = open(readme).read()
-    i, j = text.find(begin), text.find(end)
-    if i < 0 or j < i:
-        print(f"report.py: {readme} has no '{begin}' ... '{end}' block", file=sys.stderr)
+    if not replace_block(readme, begin, end, os.path.join(sample, "headline.md"), "report.py"):
         return 1
-    head = open(os.path.join(sample, "headline.md")).read()
-    with open(readme, "w") as f:
-        f.write(text[:i + len(begin)] + "\n" + head + text[j:])
     print(f"published: {sample} and the headline in {readme}")
     return 0
+
+
+def replace_block(readme, begin, end, source, who):
+    """Put the file SOURCE between the marker lines BEGIN and END of README
+    (a generated block); False, naming WHO, if README lacks them."""
+    with open(readme) as f:
+        text = f.read()
+    i, j = text.find(begin), text.find(end)
+    if i < 0 or j < i:
+        print(f"{who}: {readme} has no '{begin}' ... '{end}' block", file=sys.stderr)
+        return False
+    with open(source) as f:
+        block = f.read()
+    with open(readme, "w") as f:
+        f.write(text[:i + len(begin)] + "\n" + block + text[j:])
+    return True
 
 
 def md_table(header, rows):

@@ -32,8 +32,9 @@ import shutil
 import statistics
 import sys
 
-# bench/report.py's helpers: reading boot folders, number format, gnuplot
-from report import fmt, gnuplot, kv_file, read_lines
+# bench/report.py's helpers: reading boot folders, number format, gnuplot,
+# README's generated blocks
+from report import fmt, gnuplot, kv_file, read_lines, replace_block
 
 # the parts of bench/run.sh this report reads: one folder per boot in each
 PARTS = ["filebench", "scale", "mountmem"]
@@ -500,15 +501,9 @@ def publish(run, base):
              f"from samples/{base}/scale; do not edit -->")
     end = f"<!-- end of scale headline {base} -->"
     readme = os.path.join(top, "README.md")
-    text = open(readme).read()
-    i, j = text.find(begin), text.find(end)
-    if i < 0 or j < i:
-        print(f"scale_report.py: {readme} has no '{begin}' ... '{end}' block", file=sys.stderr)
+    if not replace_block(readme, begin, end, os.path.join(sample, "scale-headline.md"),
+                         "scale_report.py"):
         return 1
-    with open(os.path.join(sample, "scale-headline.md")) as f:
-        head = f.read()
-    with open(readme, "w") as f:
-        f.write(text[:i + len(begin)] + "\n" + head + text[j:])
     print(f"published: {sample} and its headline in {readme}")
     return 0
 
