@@ -208,6 +208,14 @@ def fss(run, part):
     return [f for f in order if f in have]
 
 
+def ratio_cells(run, part, fs, wl):
+    """The columns every timed row shares: each boot's ratio to stock (the
+    last, stock again, is the floor), then the default policy's verdict."""
+    return (" | ".join(fmt_spread(run.ratios(part, b, fs, wl))
+                       for b in ("patched", "patched-all", "prefix", "stock-b"))
+            + f" | {met(run.ratios(part, 'patched', fs, wl), GOAL_RATIO, run.ratios(part, 'stock-b', fs, wl))}")
+
+
 def filebench_table(run):
     L = ["| personality | fs | stock ops/s | patched, default / stock | patched, `all` / stock "
          "| without 4-5 / stock | stock again / stock (floor) | goal (default >= 0.99; floor within 1 %) "
@@ -226,28 +234,35 @@ def filebench_table(run):
             per_name = [r / n for r in rem] if n else []
             first = [min(n, r) / r for r in rem if r] if n else []
             L.append(f"| {w}.f | {fs} | {fmt_spread(stock)} | "
-                     + " | ".join(fmt_spread(run.ratios("filebench", b, fs, wl))
-                                  for b in ("patched", "patched-all", "prefix", "stock-b"))
-                     + f" | {met(run.ratios('filebench', 'patched', fs, wl), GOAL_RATIO, run.ratios('filebench', 'stock-b', fs, wl))} "
+                     f"{ratio_cells(run, 'filebench', fs, wl)} "
                      f"| {fmt_spread(per_name, 1)} | {fmt_spread(first)} |")
     return L
 
 
-def ratio_table(run, part, prefix, title_col, goal=True):
+def ratio_table(run, part, prefix, title_col):
     L = [f"| {title_col} | fs | stock ns/op | patched, default / stock | patched, `all` / stock "
          "| without 4-5 / stock | stock again / stock (floor) |"
-         + (" goal (default >= 0.99; floor within 1 %) |" if goal else ""),
-         "|---|---|---|---|---|---|---|" + ("---|" if goal else "")]
+         " goal (default >= 0.99; floor within 1 %) |",
+         "|---|---|---|---|---|---|---|---|"]
     for fs in fss(run, part):
         for wl in run.workloads(part, fs, prefix):
             stock = run.ns_per_op(part, "stock", fs, wl)
-            row = (f"| {wl} | {fs} | {fmt_spread(stock, 0)} | "
-                   + " | ".join(fmt_spread(run.ratios(part, b, fs, wl))
-                                for b in ("patched", "patched-all", "prefix", "stock-b")) + " |")
-            if goal:
-                row += (f" {met(run.ratios(part, 'patched', fs, wl), GOAL_RATIO, run.ratios(part, 'stock-b', fs, wl))} |")
-            L.append(row)
+            L.append(f"| {wl} | {fs} | {fmt_spread(stock, 0)} | "
+                     f"{ratio_cells(run, part, fs, wl)} |")
     return L
+
+
+def kept_workloads(run, fs, prefix, names_key):
+    """The scale workloads PREFIX... on FS that count their unlinked names
+    under NAMES_KEY, in the guest's order."""
+    return list(dict.fromkeys(c[5] for c in run.counts if c[0] == "scale" and c[3] == fs
+                              and c[5].startswith(prefix) and c[6] == names_key))
+
+
+def kept(run, boot, fs, wl):
+    """The negative dentries BOOT's workload WL left on FS, or None."""
+    v = run.count("scale", 1, boot, fs, wl, "negative_delta")
+    return v[0] if v else None
 
 
 def kept_table(run, prefix, names_key, goal):
@@ -256,19 +271,17 @@ def kept_table(run, prefix, names_key, goal):
          + f" | default kept / stock's (goal <= {goal:g}) |",
          "|---|---|---|" + "---|" * len(BOOTS) + "---|"]
     for fs in fss(run, "scale"):
-        wls = list(dict.fromkeys(c[5] for c in run.counts if c[0] == "scale" and c[3] == fs
-                                 and c[5].startswith(prefix) and c[6] == names_key))
-        for wl in wls:
+        for wl in kept_workloads(run, fs, prefix, names_key):
             names = run.count("scale", 1, "stock", fs, wl, names_key)
-            kept = {b: run.count("scale", 1, b, fs, wl, "negative_delta") for b in BOOTS}
-            s, p = kept["stock"], kept["patched"]
-            if s and p and s[0] > 0:
-                share = p[0] / s[0]
+            left = {b: kept(run, b, fs, wl) for b in BOOTS}
+            s, p = left["stock"], left["patched"]
+            if s is not None and s > 0 and p is not None:
+                share = p / s
                 verdict = f"{share:.4f} ({'met' if share <= goal else '**missed**'})"
             else:
                 verdict = "n/a (stock keeps none)"
             L.append(f"| {wl} | {fs} | {names[0] if names else '?':,} | "
-                     + " | ".join(f"{v[0]:,}" if v else "n/a" for v in kept.values())
+                     + " | ".join(f"{v:,}" if v is not None else "n/a" for v in left.values())
                      + f" | {verdict} |")
     return L
 
@@ -361,12 +374,10 @@ def plot_bigdir(run):
 def kept_share(run, fs, prefix, names_key):
     """Largest default-kept / stock-kept over the workloads PREFIX..."""
     shares = []
-    for wl in dict.fromkeys(c[5] for c in run.counts if c[0] == "scale" and c[3] == fs
-                            and c[5].startswith(prefix) and c[6] == names_key):
-        s = run.count("scale", 1, "stock", fs, wl, "negative_delta")
-        p = run.count("scale", 1, "patched", fs, wl, "negative_delta")
-        if s and p and s[0] > 0:
-            shares.append((p[0] / s[0], p[0], s[0]))
+    for wl in kept_workloads(run, fs, prefix, names_key):
+        s, p = kept(run, "stock", fs, wl), kept(run, "patched", fs, wl)
+        if s is not None and s > 0 and p is not None:
+            shares.append((p / s, p, s))
     return max(shares) if shares else None
 
 
