@@ -623,8 +623,7 @@ static void timed_end(struct timed *t, const char *label, long long ops)
 	char reclaim[96];
 
 	result(label, ops, ns);
-	printf("count %s negative_delta %lld\n", label, neg);
-	fflush(stdout);
+	count_line(label, "negative_delta", neg);
 	/* the steady state: the loop plus the reclaim of what it left */
 	drop_slab();
 	snprintf(reclaim, sizeof(reclaim), "%s-reclaim", label);
@@ -771,10 +770,9 @@ static void tool(const char *label, long long ops, const char *log, int clean,
 	neg = nr_negative() - t.neg0;
 	if (ops > 0)
 		result(label, ops, ns);
-	printf("count %s negative_delta %lld\n", label, neg);
+	count_line(label, "negative_delta", neg);
 	if (clean)
-		printf("count %s cleaned %lld\n", label, cleaned);
-	fflush(stdout);
+		count_line(label, "cleaned", cleaned);
 }
 
 /* Readdir and rmdir of a small directory after NMISS lookup misses in it. */
@@ -798,7 +796,7 @@ static void negdir(long long nmiss, int nfiles, long long passes)
 		if (!stat(name, &st) || errno != ENOENT)
 			die(name);
 	}
-	printf("count negdir-misses negative_delta %lld\n", nr_negative() - neg0);
+	count_line("negdir-misses", "negative_delta", nr_negative() - neg0);
 	settle();
 	t0 = now_ns();
 	for (i = 0; i < passes; i++) {
@@ -825,8 +823,7 @@ static void negdir(long long nmiss, int nfiles, long long passes)
 	if (rmdir("d"))
 		die("rmdir d");
 	result("negdir-rmdir", 1, now_ns() - t0);
-	printf("count negdir-rmdir negative_delta %lld\n", nr_negative() - neg0);
-	fflush(stdout);
+	count_line("negdir-rmdir", "negative_delta", nr_negative() - neg0);
 }
 
 /* A fileset in one directory, picked in rotation like filebench's. */
