@@ -22,14 +22,7 @@ done
 
 dir=$BUILD_DIR/filebench
 stamp=$dir/inst/.built-from
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(basename "$tarball")" ]; then
-	exit 0
-fi
-log "building filebench from $(basename "$tarball") in $dir/src"
-rm -rf "$dir"
-mkdir -p "$dir"
-tar -xJf "$tarball" -C "$dir"
-mv "$dir"/filebench-* "$dir/src"
+unpack_snapshot filebench "$tarball" "$dir" "$stamp" || exit 0
 (
 	cd "$dir/src"
 	libtoolize && aclocal && autoheader && automake --add-missing && autoconf &&
@@ -39,4 +32,4 @@ mv "$dir"/filebench-* "$dir/src"
 for f in bin/filebench share/filebench/workloads/webproxy.f lib/filebench/libcvar-gamma.so; do
 	[ -e "$dir/inst/$f" ] || die "filebench build installed no $f: see $dir/build.log"
 done
-basename "$tarball" >"$stamp"
+snapshot_built "$tarball" "$stamp"

@@ -22,14 +22,7 @@ done
 
 dir=$BUILD_DIR/fstests
 stamp=$dir/src/.built-from
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(basename "$tarball")" ]; then
-	exit 0
-fi
-log "building fstests from $(basename "$tarball") in $dir/src"
-rm -rf "$dir"
-mkdir -p "$dir"
-tar -xJf "$tarball" -C "$dir"
-mv "$dir"/fstests-* "$dir/src"
+unpack_snapshot fstests "$tarball" "$dir" "$stamp" || exit 0
 make -C "$dir/src" -j"$(nproc)" >"$dir/build.log" 2>&1 ||
 	die "fstests build failed: $dir/build.log"
-basename "$tarball" >"$stamp"
+snapshot_built "$tarball" "$stamp"

@@ -50,6 +50,24 @@ third_party() {
 	printf '%s\n' "$p"
 }
 
+# unpack_snapshot NAME TARBALL DIR STAMP: before a build of the snapshot
+# TARBALL (from third_party): return 1 if STAMP names it already (an
+# earlier build finished), else empty DIR and unpack TARBALL's one top
+# folder into DIR/src.  The build writes the snapshot's name into STAMP
+# (snapshot_built) when it has finished.
+unpack_snapshot() {
+	local name=$1 tarball=$2 dir=$3 stamp=$4
+	[ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(basename "$tarball")" ] || return 1
+	log "building $name from $(basename "$tarball") in $dir/src"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	tar -xJf "$tarball" -C "$dir"
+	mv "$dir"/"$name"-* "$dir/src"
+}
+
+# snapshot_built TARBALL STAMP: mark the build of TARBALL finished.
+snapshot_built() { basename "$1" >"$2"; }
+
 # Path of a built kernel flavour (stock, patched, debug).
 kernel_image() { printf '%s/%s/bzImage\n' "$KERNELS_DIR" "$1"; }
 
