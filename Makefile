@@ -49,9 +49,12 @@ check: lint patch-check patch-check-others
 	bash $(S)/kernel.sh build stock patched debug
 	bash $(S)/check.sh
 
-## lint: shellcheck every script
+## lint: shellcheck every script; check that every number in the cover
+##   letters and commit messages is the one their committed sample gives
+##   (bench/patch_numbers.py)
 lint:
 	shellcheck -x $(wildcard scripts/*.sh nfs-test/*.sh stress/*.sh bench/*.sh fstests/*.sh) .ci/run
+	python3 bench/patch_numbers.py --check
 
 ## patch-check: git am, touched paths, checkpatch, sparse, config matrix,
 ##   and every prefix of the series building and booting
@@ -107,9 +110,11 @@ bench-scale: kernels
 	BENCH_PARTS="$(or $(BENCH_PARTS),scale mountmem filebench)" bash bench/run.sh
 
 ## scale-sample: make the last bench-scale report BASE's committed sample
-##   (samples/BASE/scale/ and its block in README.md; RUN=DIR for another)
+##   (samples/BASE/scale/, its block in README.md and the numbers of
+##   patches/BASE/'s cover letter and commit messages; RUN=DIR for another)
 scale-sample:
 	python3 bench/scale_report.py --publish $(or $(RUN),$(RESULTS)/bench-latest)
+	python3 bench/patch_numbers.py --write $(BASE)
 
 ## bench-sample: make the last bench report BASE's committed sample
 ##   (bench/sample/ and the README headline for 6.1; bench/sample-BASE/

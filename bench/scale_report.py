@@ -426,8 +426,9 @@ def scale_summary(run):
 def headline(run):
     L = [f"Filebench personalities as shipped and the scale rows, {run.release.get('stock', '?')}: "
          f"patched/stock, median [min-max] of {len(run.reps('filebench'))} repetition(s); "
-         f"{TIMING}. `stock again` is the same run's stock/stock floor. Every table: "
-         f"`samples/{os.environ.get('BASE') or '6.1'}/scale/scale.md`.", ""]
+         f"{TIMING}. `stock again` is the same run's stock/stock floor. Sizes: filebench "
+         f"`{run.cfg.get('filebench_args', '?')}`, scale `{run.cfg.get('scale_args', '?')}`. "
+         f"Every table: `samples/{os.environ.get('BASE') or '6.1'}/scale/scale.md`.", ""]
     L += filebench_table(run)
     L += [""] + scale_summary(run)
     return L

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""The numbers in the series' cover letter and commit messages, generated
+from the committed samples: no number in a patch is typed by hand.
+
+    patch_numbers.py --write [BASE...]   rewrite each numbers section
+    patch_numbers.py --check [BASE...]   exit 1, naming the file, when a
+                                         section differs from its sample
+                                         (make lint runs this)
+
+BASE defaults to every patches/BASE/ that has a sample in
+samples/BASE/scale/.  A numbers section starts at a line beginning with
+"Measured in" and ends with the line FOOTER names (both included); the
+text around it is prose, which states behaviour and design.  Which file
+gets which section:
+
+    0000-cover-letter.patch   the ext4 and the ext2 tables
+    the patch whose subject starts "ext2: keep the negative dentries"
+                              the ext2 table (and likewise for ext4)
+
+Each table: for filebench's personalities as shipped and the scale rows
+(bench/run.sh's parts filebench, scale and mountmem), patched/stock under
+the default policy (median [min-max] over the repetitions), under
+negdentry=all, for the series without its per-name patches, and stock
+against stock (the floor), then the counts (exact).
+"""
+import glob
+import os
+import re
+import sys
+import textwrap
+
+from scale_report import Run, fmt_spread, kept, kept_workloads, med
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FOOTER = "Generated from samples/{base}/scale/ by bench/patch_numbers.py."
+COLUMNS = [("patched", "default"), ("patched-all", "all"), ("prefix", "4-5 out"),
+           ("stock-b", "floor")]
+# the cover letter's last column: the previous version's default policy,
+# from its own run (samples/BASE/scale-PREV_NAME/)
+PREV_NAME = "v3"
+
+
+def label(wl):
+    """A scale or filebench workload name as a short row label."""
+    if wl.startswith("fb-"):
+        return f"{wl[3:]}.f"
+    parts = wl.split("-")
+    if parts[0] == "bigdir":
+        return f"fileset, {int(parts[1]):,} others"
+    if parts[0] == "busyspool":
+        return f"lock, {int(parts[1]):,}, {parts[2]}"
+    return wl
+
+
+def table(run, fs, prev=None):
+    """The rows of one filesystem: timed rows, then counts; with PREV (the
+    previous version's sample), its default policy's median too."""
+    rows = [("filebench", f"fb-{w}") for w in ("webproxy", "fileserver", "varmail")]
+    rows += [("scale", wl) for wl in run.workloads("scale", fs, "bigdir-")
+             if wl.endswith("-toggle")]
+    rows += [("scale", wl) for wl in run.workloads("scale", fs, "busyspool-")]
+    L = [f"  {fs:<23}" + "".join(f"{name:>20}" if i == 0 else f"{name:>8}"
+                                 for i, (_, name) in enumerate(COLUMNS))
+         + (f"{PREV_NAME:>7}" if prev else "")]
+    for part, wl in rows:
+        cells = [run.ratios(part, boot, fs, wl) for boot, _ in COLUMNS]
+        if not cells[0]:
+            continue
+        line = f"  {label(wl):<23}{fmt_spread(cells[0]):>20}"
+        line += "".join(f"{med(c):>8.3f}" if c else f"{'n/a':>8}" for c in cells[1:])
+        if prev:
+            was = prev.ratios(part, "patched", fs, wl)
+            line += f"{med(was):>7.3f}" if was else f"{'n/a':>7}"
+        L.append(line)
+    kept_rows = [("spool names kept", "busyspool-", "spool_names"),
+                 ("always-new names kept", "million", "names")]
+    for text, prefix, key in kept_rows:
+        worst = None
+        for wl in kept_workloads(run, fs, prefix, key):
+            s, p = kept(run, "stock", fs, wl), kept(run, "patched", fs, wl)
+            if s and p is not None and (worst is None or p / s > worst[0] / worst[1]):
+                worst = (p, s)
+        if worst:
+            L.append(f"  {text:<23}{worst[0]:>20,} of {worst[1]:,} (stock: all)")
+    mem = {b: run.count("mountmem", 1, b, fs, "mount", "kmalloc_bytes")
+           for b in ("stock", "patched", "patched-all")}
+    if all(mem.values()):
+        L.append(f"  {'kmalloc bytes per mount':<23}"
+                 f"{med(mem['patched']) - med(mem['stock']):>+20,.0f}"
+                 f" ({med(mem['patched-all']) - med(mem['stock']):+,.0f} under all)")
+    size = {b: sorted({c[7] for c in run.counts if c[2] == b and c[3] == fs
+                       and c[5] == "objsize" and c[6] == f"{fs}_inode_cache"})
+            for b in ("stock", "patched")}
+    if size["stock"] and size["patched"]:
+        L.append(f"  {'inode object bytes':<23}{size['patched'][0]:>20}"
+                 f" (stock: {size['stock'][0]})")
+    return L
+
+
+def busy_cycles(run):
+    """The timed lock cycles of the busyspool rows, from the run's sizes."""
+    args = dict(re.findall(r"(\w+)=((?:\d+ ?)+)", run.cfg.get("scale_args", "")))
+    try:
+        names = int(args["BUSY_NAMES"])
+        counts = [f"{names // int(n):,}" for n in args["BUSY_SPOOL"].split()]
+    except (KeyError, ValueError, ZeroDivisionError):
+        return "a few"
+    return ", ".join(counts[:-1]) + " or " + counts[-1] if len(counts) > 1 else counts[0]
+
+
+def section(run, base, fss, prev=None):
+    reps = len(run.reps("filebench"))
+    fb_run = run.cfg.get("filebench_args", "").split()[0].replace("FB_RUN=", "") or "?"
+    text = (f"Measured in {run.release.get('stock', '?').replace('-stock', '')} QEMU guests "
+            "(TCG, -icount shift=0,sleep=off, one vCPU: guest time is instructions "
+            "executed, so every timing is emulated), stock and patched in the same run "
+            "on the same images.  Throughput patched/stock: default policy as median "
+            f"[min-max] of {reps} filebench repetition{'s' if reps != 1 else ''} "
+            "(scale rows: one), then medians of the same kernel under negdentry=all "
+            "(the hook alone), of the series without patches 4-5 (every unlinked name "
+            "freed, the rule of commit 681ce8623567), and of stock against stock (the "
+            "floor); counts are exact.  Filebench personalities as shipped, each timed "
+            f"over {fb_run} s; \"fileset, N others\" toggles 1,000 names in rotation in "
+            "a directory of N others; \"lock, S, other|same\" times a lock file's "
+            "create+unlink after every S always-new spool names, in another directory "
+            f"or the spool's.  Those rows time {busy_cycles(run)} cycles: deferred work left "
+            "by the spool (RCU callbacks of the dentries freed, writeback, reclaim of "
+            "the dentries kept) that lands in a few of them moves a row far either "
+            "way, stock against stock included (the floor column).")
+    if prev:
+        text += (f"  The last column is {PREV_NAME}'s default policy, from its own run "
+                 f"(samples/{base}/scale-{PREV_NAME}/).")
+    L = textwrap.wrap(text, 72, break_on_hyphens=False, break_long_words=False)
+    L.append("")
+    for fs in fss:
+        L += table(run, fs, prev) + [""]
+    L.append(FOOTER.format(base=base))
+    return L
+
+
+def targets(base):
+    """(file, filesystems, with the previous version's column) whose
+    numbers section comes from BASE's sample."""
+    pdir = os.path.join(TOP, "patches", base)
+    out = [(os.path.join(pdir, "0000-cover-letter.patch"), ["ext4", "ext2"], True)]
+    for p in sorted(glob.glob(os.path.join(pdir, "0*.patch"))):
+        with open(p) as f:
+            head = f.read(2000)
+        for fs in ("ext2", "ext4"):
+            if f"] {fs}: keep the negative dentries" in head:
+                out.append((p, [fs], False))
+    return out
+
+
+def find(lines, base):
+    """(start, end) of the numbers section in LINES, end exclusive."""
+    foot = FOOTER.format(base=base)
+    starts = [i for i, l in enumerate(lines) if l.startswith("Measured in")]
+    ends = [i for i, l in enumerate(lines) if l == foot]
+    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
+        return None
+    return starts[0], ends[0] + 1
+
+
+def bases(args):
+    if args:
+        return args
+    return sorted(os.path.basename(os.path.dirname(d)) for d in
+                  glob.glob(os.path.join(TOP, "samples", "*", "scale"))
+                  if os.path.isdir(os.path.join(TOP, "patches",
+                                                os.path.basename(os.path.dirname(d)))))
+
+
+def main():
+    if not sys.argv[1:] or sys.argv[1] not in ("--write", "--check"):
+        print("usage: patch_numbers.py --write|--check [BASE...]", file=sys.stderr)
+        return 2
+    write, bad = sys.argv[1] == "--write", 0
+    for base in bases(sys.argv[2:]):
+        run = Run(os.path.join(TOP, "samples", base, "scale"))
+        prev_dir = os.path.join(TOP, "samples", base, f"scale-{PREV_NAME}")
+        prev = Run(prev_dir) if os.path.isdir(prev_dir) else None
+        for path, fss, with_prev in targets(base):
+            rel = os.path.relpath(path, TOP)
+            with open(path) as f:
+                lines = f.read().split("\n")
+            span = find(lines, base)
+            if span is None:
+                print(f"patch_numbers.py: {rel}: no single numbers section (a line "
+                      f"\"Measured in ...\" through \"{FOOTER.format(base=base)}\")",
+                      file=sys.stderr)
+                bad = 1
+                continue
+            new = section(run, base, fss, prev if with_prev else None)
+            if lines[span[0]:span[1]] == new:
+                continue
+            if write:
+                lines[span[0]:span[1]] = new
+                with open(path, "w") as f:
+                    f.write("\n".join(lines))
+                print(f"rewrote the numbers of {rel}")
+            else:
+                print(f"patch_numbers.py: {rel}: its numbers differ from samples/{base}/scale/"
+                      f" (run 'python3 bench/patch_numbers.py --write {base}')", file=sys.stderr)
+                bad = 1
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
