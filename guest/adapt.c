@@ -5,27 +5,38 @@
  *   adapt MOUNTPOINT [M]
  *
  * Under negdentry=lookup, ext2 and ext4 free the negative dentries that
- * unlink leaves, except for a name removed again while the filesystem
- * still remembers its previous removal (lock files, filesets): its
- * negative stays cached, as on the stock kernel.  The decision is per
- * name, so names that come back do not make the filesystem keep new
- * ones.  Three phases in a new directory, each measured with nr_negative
- * around its unlinks:
+ * unlink leaves, except where names come back: a name removed again while
+ * the filesystem still remembers its previous removal (lock files), or a
+ * directory where most creates re-make a removed name (a fileset, however
+ * large).  Names that come back do not make the filesystem keep new ones.
+ * Five phases, each in its own new directory and measured with
+ * nr_negative around its unlinks:
  *
- *   spool  M new names created, then unlinked
- *   lock   ROUNDS rounds of creating the same K names and unlinking them;
- *          the last round's unlinks are measured
- *   spool  M new names again: they must still be freed
+ *   spool    M new names created, then unlinked
+ *   lock     ROUNDS rounds of creating the same K names and unlinking them;
+ *            the last round's unlinks are measured
+ *   spool    M new names again: they must still be freed
+ *   fileset  filebench webproxy's rotation: NF names, NA of them absent;
+ *            each step unlinks the next present name and creates the next
+ *            absent one, so a name comes back NA steps after its removal
+ *            and is removed again NF steps later, further apart than the
+ *            per-name record reaches (~4096 removals); after FROUNDS
+ *            rounds, the NA absent names' negatives are counted
+ *   busy     a lock file in a directory of its own, created and unlinked
+ *            once after every S always-new names of a spool in another
+ *            directory, BUSY times; the lock's last unlink and the last
+ *            spool are measured
  *
  * Expected, from the kernel the harness declares (NDT_EXPECT, see ndt.h):
  *
- *   stock ext2/ext4 (keeps all)       M, K, M
- *   series ext2/ext4, lookup          0, K, 0
- *   stock or series tmpfs             0, 0, 0   (tmpfs does not adapt)
+ *                                    spool lock spool fileset busy: lock spool
+ *   stock ext2/ext4 (keeps all)      M     K    M     NA            1    S
+ *   series ext2/ext4, lookup         0     K    0     NA            1    0
+ *   stock or series tmpfs            0     0    0     0             0    0
  *
  * The series runs under negdentry=lookup whatever the mount says.  Counts
- * are global: each spool is allowed 2 + M/100 of unrelated activity, the
- * K lock names 2.
+ * are global: each spool is allowed 2 + M/100 (S/100) of unrelated
+ * activity, the K lock names 2, the fileset 2 + NA/100, the lone lock 0.
  */
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -34,6 +45,11 @@
 
 #define K	20
 #define ROUNDS	6
+#define NF	6000
+#define NA	1200
+#define FROUNDS	2
+#define S	10000
+#define BUSY	3
 
 static int m = 1000;
 
@@ -42,10 +58,71 @@ static int near(long long got, long long want, long long tol)
 	return llabs(got - want) <= tol;
 }
 
+static void create_file(const char *path)
+{
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+
+	if (fd < 0)
+		tap_bail(errno, "create %s", path);
+	close(fd);
+}
+
+/*
+ * webproxy's rotation in DIR: NF names, the first NF - NA present; step s
+ * unlinks name s and creates name s + NF - NA (mod NF).  Returns how many
+ * more negative dentries there are after FROUNDS rounds than before.
+ */
+static long long fileset(const char *dir)
+{
+	char path[1024];
+	long long before, s;
+	int i;
+
+	for (i = 0; i < NF - NA; i++)
+		create_file(numbered(path, dir, "f", i));
+	before = nr_negative();
+	for (s = 0; s < (long long)FROUNDS * NF; s++) {
+		if (unlink(numbered(path, dir, "f", s % NF)))
+			tap_bail(errno, "unlink %s", path);
+		create_file(numbered(path, dir, "f", (s + NF - NA) % NF));
+	}
+	return nr_negative() - before;
+}
+
+/*
+ * BUSY cycles of S always-new names created and unlinked one by one in
+ * SPOOLDIR, then LOCK created and unlinked.  Returns in *lock how many
+ * negative dentries the lock's last unlink left, and in *spool how many
+ * the last cycle's spool left.
+ */
+static void busy(const char *spooldir, const char *lock, long long *lockneg,
+		 long long *spoolneg)
+{
+	char path[1024];
+	long long before = 0;
+	int c, i;
+
+	for (c = 0; c < BUSY; c++) {
+		before = nr_negative();
+		for (i = 0; i < S; i++) {
+			create_file(numbered(path, spooldir, "s", c * S + i));
+			if (unlink(path))
+				tap_bail(errno, "unlink %s", path);
+		}
+		*spoolneg = nr_negative() - before;
+		create_file(lock);
+		before = nr_negative();
+		if (unlink(lock))
+			tap_bail(errno, "unlink %s", lock);
+		*lockneg = nr_negative() - before;
+	}
+}
+
 int main(int argc, char **argv)
 {
-	char dir[512], seen[64];
+	char dir[512], seen[64], spooldir[600], lockdir[600], lockname[700];
 	long long spool, lock = 0, spool2, want_spool, want_lock;
+	long long files, want_files, busylock = 0, busyspool = 0;
 	long long spool_tol;
 	enum policy policy, found;
 	int r, adapts, tmpfs;
@@ -78,12 +155,26 @@ int main(int argc, char **argv)
 	for (r = 0; r < ROUNDS; r++)
 		lock = create_unlink(dir, "app.lock", K);
 	spool2 = create_unlink(dir, "spool-again", m);
+	snprintf(spooldir, sizeof(spooldir), "%s/fileset", dir);
+	if (mkdir(spooldir, 0755))
+		tap_bail(errno, "mkdir %s", spooldir);
+	files = fileset(spooldir);
+	snprintf(spooldir, sizeof(spooldir), "%s/spool", dir);
+	snprintf(lockdir, sizeof(lockdir), "%s/lock", dir);
+	snprintf(lockname, sizeof(lockname), "%s/app.lock", lockdir);
+	if (mkdir(spooldir, 0755) || mkdir(lockdir, 0755))
+		tap_bail(errno, "mkdir %s or %s", spooldir, lockdir);
+	busy(spooldir, lockname, &busylock, &busyspool);
 
 	want_spool = policy == POLICY_ALL ? m : 0;
 	want_lock = policy == POLICY_ALL || adapts ? K : 0;
+	want_files = policy == POLICY_ALL || adapts ? NA : 0;
 	printf("# metric adapt_spool %lld%s\n", spool, tmpfs ? "" : " expect=max:0.01");
 	printf("# metric adapt_lock %lld%s\n", lock, tmpfs ? "" : " expect=same");
 	printf("# metric adapt_spool_again %lld%s\n", spool2, tmpfs ? "" : " expect=max:0.01");
+	printf("# metric adapt_fileset %lld%s\n", files, tmpfs ? "" : " expect=same");
+	printf("# metric adapt_busy_lock %lld%s\n", busylock, tmpfs ? "" : " expect=equal");
+	printf("# metric adapt_busy_spool %lld%s\n", busyspool, tmpfs ? "" : " expect=max:0.01");
 	tap_ok(near(spool, want_spool, spool_tol),
 	       "%d new names created and unlinked leave %lld negative dentries (want %lld)",
 	       m, spool, want_spool);
@@ -96,6 +187,16 @@ int main(int argc, char **argv)
 	       "then %d new names created and unlinked leave %lld (want %lld%s)",
 	       m, spool2, want_spool,
 	       adapts ? ": misses of new names end the keeping" : "");
+	tap_ok(near(files, want_files, 2 + NA / 100),
+	       "a fileset of %d names in one directory, %d absent, in rotation (%d rounds): the absent names have %lld negative dentries (want %lld%s)",
+	       NF, NA, FROUNDS, files, want_files,
+	       adapts ? ": the directory's names come back" : "");
+	tap_ok(busylock == (policy == POLICY_ALL || adapts),
+	       "a lock file in its own directory, unlinked after every %d spool names: its last unlink leaves %lld (want %d)",
+	       S, busylock, policy == POLICY_ALL || adapts);
+	tap_ok(near(busyspool, policy == POLICY_ALL ? S : 0, 2 + S / 100),
+	       "and the spool's last %d names leave %lld (want %d)",
+	       S, busyspool, policy == POLICY_ALL ? S : 0);
 	if (found != policy && (r = set_policy(mnt, found)))
 		tap_bail(r, "remount %s with negdentry=%s", mnt, policy_names[found]);
 	return tap_end();
