@@ -49,9 +49,9 @@ check: lint patch-check patch-check-others
 	bash $(S)/kernel.sh build stock patched debug
 	bash $(S)/check.sh
 
-## lint: shellcheck every script; check that every number in the cover
-##   letters and commit messages is the one their committed sample gives
-##   (bench/patch_numbers.py)
+## lint: shellcheck every script; check that the numbers sections of the
+##   cover letters and of the "keep the negative dentries" patches are what
+##   their committed samples give (bench/patch_numbers.py)
 lint:
 	shellcheck -x $(wildcard scripts/*.sh nfs-test/*.sh stress/*.sh bench/*.sh fstests/*.sh) .ci/run
 	python3 bench/patch_numbers.py --check
