@@ -29,7 +29,7 @@ import re
 import sys
 import textwrap
 
-from scale_report import Run, fmt_spread, kept, kept_workloads, med
+from scale_report import Run, fmt_spread, kept_share, med
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOOTER = "Generated from samples/{base}/scale/ by bench/patch_numbers.py."
@@ -75,13 +75,9 @@ def table(run, fs, prev=None):
     kept_rows = [("spool names kept", "busyspool-", "spool_names"),
                  ("always-new names kept", "million", "names")]
     for text, prefix, key in kept_rows:
-        worst = None
-        for wl in kept_workloads(run, fs, prefix, key):
-            s, p = kept(run, "stock", fs, wl), kept(run, "patched", fs, wl)
-            if s and p is not None and (worst is None or p / s > worst[0] / worst[1]):
-                worst = (p, s)
+        worst = kept_share(run, fs, prefix, key)
         if worst:
-            L.append(f"  {text:<23}{worst[0]:>20,} of {worst[1]:,} (stock: all)")
+            L.append(f"  {text:<23}{worst[1]:>20,} of {worst[2]:,} (stock: all)")
     mem = {b: run.count("mountmem", 1, b, fs, "mount", "kmalloc_bytes")
            for b in ("stock", "patched", "patched-all")}
     if all(mem.values()):
