@@ -25,7 +25,11 @@
 #           policy in POLICIES: only 'set $dir=' changed, the shipped 'run'
 #           line dropped and 'run FB_RUN' appended (keys: FB_PREFIX, the
 #           install folder of bench/build-filebench.sh, FB_WORKLOADS,
-#           FB_RUN seconds of guest time)
+#           FB_WARM and FB_RUN: 'psrun -FB_WARM FB_WARM+FB_RUN' replaces
+#           'run': filebench's statistics every FB_WARM s of guest time,
+#           cleared after each; the first period is the warm-up, the
+#           others, FB_RUN s (a multiple of FB_WARM), the measured window;
+#           FB_WARM=0: 'run FB_RUN', no warm-up)
 #   scale   big directories, busy spools and a million names, on each
 #           filesystem of FSS under every policy
 #           in POLICIES: ndbench bigdir in directories of BIGDIR_OTHERS
@@ -84,7 +88,7 @@ TOOLS=1 FSMARK_DIRS=4 FSMARK_N=1000 PM_NUMBER=500 PM_TRANS=2000
 PM_SIZE='500 4096' DBENCH_T=2 DBENCH_CLIENTS=1
 NEGDIR_POLICIES=default NEGDIR_MISSES=100000 NEGDIR_FILES=10 NEGDIR_PASSES=100
 SMP_FILES='1 8' SMP_OPS=20000
-FB_PREFIX='' FB_WORKLOADS='webproxy fileserver varmail' FB_RUN=30
+FB_PREFIX='' FB_WORKLOADS='webproxy fileserver varmail' FB_WARM=10 FB_RUN=20
 BIGDIR_OTHERS='10000 100000' BIGDIR_FILES=1000 BIGDIR_OPS=2000
 BUSY_SPOOL='1000 10000 100000' BUSY_NAMES=200000 MILLION=1000000
 MOUNTMEM_N=9 RAMDISKS=0
@@ -361,7 +365,11 @@ filebench)
 				d=/mnt/$fs/bench/fb-$w
 				mkdir -p "$d"
 				sed -e "s|^set \$dir=.*|set \$dir=$d|" -e '/^run\b/d' "$f" >/tmp/fb.f
-				echo "run $FB_RUN" >>/tmp/fb.f
+				if [ "$FB_WARM" -gt 0 ]; then
+					echo "psrun -$FB_WARM $((FB_WARM + FB_RUN))" >>/tmp/fb.f
+				else
+					echo "run $FB_RUN" >>/tmp/fb.f
+				fi
 				cp /tmp/fb.f "$OUT/fb-$w.f"
 				quiesce
 				# its log on tmpfs while it runs (see tag), then to $OUT
@@ -371,12 +379,21 @@ filebench)
 				cp /tmp/fb.log "$log"
 				[ "$rc" = 0 ] ||
 					{ echo "filebench $w on $fs ($p) failed: see $log" >&2; exit 1; }
-				# "N: IO Summary: OPS ops RATE ops/s ...": OPS over
-				# filebench's own measured window (guest time)
-				awk -v w="fb-$w" '$2 == "IO" && $3 == "Summary:" && $6 > 0 {
-						printf "result %s %d %.0f\n", w, $4, $4 / $6 * 1e9 }
+				# one "N: IO Summary: OPS ops RATE ops/s ..." per period
+				# of filebench's own clock (guest time), after its
+				# per-flowop lines ("deletefileN OPSops ..."): with
+				# FB_WARM, the first period is the warm-up (its
+				# removals counted apart), the others the window
+				awk -v w="fb-$w" -v warm="$FB_WARM" '
 					$1 ~ /^deletefile/ && $2 ~ /ops$/ { sub(/ops$/, "", $2); del += $2 }
-					END { printf "count %s removals %d\n", w, del }' "$log" |
+					$2 == "IO" && $3 == "Summary:" {
+						if (warm > 0 && !period++) { wdel = del }
+						else { ops += $4; if ($6 > 0) ns += $4 / $6 * 1e9; rdel += del }
+						del = 0 }
+					END {
+						if (ns > 0) printf "result %s %d %.0f\n", w, ops, ns
+						printf "count %s removals %d\n", w, rdel
+						if (warm > 0) printf "count %s removals_warmup %d\n", w, wdel }' "$log" |
 					tag "$fs" "$p"
 				grep -q "^result $fs $p fb-$w " "$raw" ||
 					{ echo "filebench $w on $fs ($p): no IO Summary in $log" >&2; exit 1; }

@@ -106,7 +106,9 @@ def busy_cycles(run):
 
 def section(run, base, fss, prev=None):
     reps = len(run.reps("filebench"))
-    fb_run = run.cfg.get("filebench_args", "").split()[0].replace("FB_RUN=", "") or "?"
+    fb = dict(kv.split("=", 1) for kv in run.cfg.get("filebench_args", "").split() if "=" in kv)
+    fb_window = (f"over {fb.get('FB_RUN', '?')} s after a warm-up of {fb['FB_WARM']} s"
+                 if int(fb.get("FB_WARM", 0) or 0) > 0 else f"over {fb.get('FB_RUN', '?')} s")
     text = (f"Measured in {run.release.get('stock', '?').replace('-stock', '')} QEMU guests "
             "(TCG, -icount shift=0,sleep=off, one vCPU: guest time is instructions "
             "executed, so every timing is emulated), stock and patched in the same run "
@@ -116,7 +118,7 @@ def section(run, base, fss, prev=None):
             "(the hook alone), of the series without patches 4-5 (every unlinked name "
             "freed, the rule of commit 681ce8623567), and of stock against stock (the "
             "floor); counts are exact.  Filebench personalities as shipped, each timed "
-            f"over {fb_run} s; \"fileset, N others\" toggles 1,000 names in rotation in "
+            f"{fb_window}; \"fileset, N others\" toggles 1,000 names in rotation in "
             "a directory of N others; \"lock, S, other|same\" times a lock file's "
             "create+unlink after every S always-new spool names, in another directory "
             f"or the spool's.  Those rows time {busy_cycles(run)} cycles: deferred work left "

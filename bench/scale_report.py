@@ -219,7 +219,8 @@ def ratio_cells(run, part, fs, wl):
 def filebench_table(run):
     L = ["| personality | fs | stock ops/s | patched, default / stock | patched, `all` / stock "
          "| without 4-5 / stock | stock again / stock (floor) | goal (default >= 0.99; floor within 1 %) "
-         "| removals per name in the window | first removals' share |",
+         "| patched: removals per name before the window | patched: first removals' share "
+         "of the window's (at most) |",
          "|---|---|---|---|---|---|---|---|---|---|"]
     for w in PERSONALITIES:
         wl = f"fb-{w}"
@@ -227,16 +228,34 @@ def filebench_table(run):
             stock = [1e9 / v for v in run.ns_per_op("filebench", "stock", fs, wl)]
             if not stock:
                 continue
-            rem = []
-            for rep in run.reps("filebench"):
-                rem += run.count("filebench", rep, "stock", fs, wl, "removals")
-            n = run.nfiles.get(w)
-            per_name = [r / n for r in rem] if n else []
-            first = [min(n, r) / r for r in rem if r] if n else []
+            per_name, first = warmup(run, fs, w)
             L.append(f"| {w}.f | {fs} | {fmt_spread(stock)} | "
                      f"{ratio_cells(run, 'filebench', fs, wl)} "
                      f"| {fmt_spread(per_name, 1)} | {fmt_spread(first)} |")
     return L
+
+
+def warmup(run, fs, w):
+    """Per repetition of the patched boot (default policy): the removals
+    each of the personality's names had before the measured window, and
+    the share of the window's removals that can be a name's first (no
+    negative dentry to keep under any policy): at most the names not yet
+    removed, max(0, names - removals before) / removals in the window.
+    A run without a warm-up period (no removals_warmup count) measured
+    from the first removal: every name's first is in the window."""
+    n = run.nfiles.get(w)
+    per_name, first = [], []
+    if not n:
+        return per_name, first
+    for rep in run.reps("filebench"):
+        rem = run.count("filebench", rep, "patched", fs, f"fb-{w}", "removals")
+        before = run.count("filebench", rep, "patched", fs, f"fb-{w}", "removals_warmup")
+        if not rem or not rem[0]:
+            continue
+        b = before[0] if before else 0
+        per_name.append(b / n)
+        first.append(max(0, n - b) / rem[0] if before else min(n, rem[0]) / rem[0])
+    return per_name, first
 
 
 def ratio_table(run, part, prefix, title_col):
@@ -452,10 +471,13 @@ def write_reports(run):
              "681ce8623567's rule on ext2/ext4); stock again (the noise floor). Ratios are "
              "throughput against stock of the same repetition: above 1 is faster.")
     L += ["", "## filebench, as shipped", "",
-          "Only `set $dir=` changed, the shipped `run` line dropped and `run N` appended; "
-          "filebench's own ops/s over its measured window. A name's first removal in the "
-          "window has no negative dentry to keep under any policy: its share of the window's "
-          "removals is the part of the run that measures warm-up.", ""]
+          "Only `set $dir=` changed, the shipped `run` line dropped and `psrun -W W+N` "
+          "appended (`run N` in a run without FB_WARM): filebench's own statistics every W s "
+          "of guest time, cleared after each; the first period is the warm-up, the ops/s "
+          "are over the other N s (the measured window; sizes above). A name's first removal "
+          "has no negative dentry to keep under any policy: the last columns say how many "
+          "removals each name had before the window and what share of the window's removals "
+          "can still be first ones.", ""]
     L += filebench_table(run)
     L += ["", "## Big directories", "",
           "`bigdir-N-toggle`: 1,000 names deleted and created again in rotation in a directory "
@@ -466,7 +488,8 @@ def write_reports(run):
     L += ["", "## Lock files beside busy spools: the lock cycle", "",
           "`busyspool-S-other|same-lock`: one create+close+unlink of a lock file after every S "
           "always-new spool names (other directory or the spool's); only the lock cycles are "
-          "timed.", ""]
+          "timed, each after a sync and an idle pause (the spool's deferred work runs "
+          "before the clock starts).", ""]
     L += ratio_table(run, "scale", "busyspool-", "workload")
     L += ["", "## Negative dentries kept", "",
           "nr_negative after the timed loop minus before it (spool and lock together; "
