@@ -29,6 +29,9 @@ and the patched kernel ran and counted like a test:
                                       than stock)
 An expectation either kernel states is checked; a metric that only one
 kernel reported fails it.
+A test case that one kernel skips and another runs fails (SKIP parity),
+unless the skip's reason starts with "declared: " (a skip the harness
+decided from what it declares of that kernel, e.g. negdentry= on stock).
 Exit status 1 if anything failed.
 """
 import os
@@ -56,6 +59,7 @@ def parse_tap(path):
                 status = 'fail' if m.group(1) == 'not ok' else 'pass'
                 if m.group(4) and m.group(4).upper() == 'SKIP':
                     status = 'skip'
+                    metrics['skip:' + m.group(3)] = m.group(5) or ''
                 results.append((status, m.group(3)))
                 continue
             m = PLAN.match(line)
@@ -120,6 +124,44 @@ def cross_check(expect, stock, patched):
     except ValueError:
         return None
     return None
+
+
+# A SKIP whose reason starts with this was decided by the harness from what
+# it declares of the kernel (e.g. fstests' negdentry= configurations on a
+# kernel declared without the series), not by the kernel under test.
+DECLARED_SKIP = 'declared: '
+
+
+def skip_parity(kernels, data):
+    """Failures for each test case that some kernels skipped and others ran
+    (passed or failed), unless each skip's reason is one the harness
+    declared: a kernel must not skip its way through what the other one
+    runs (an error code it does not support, an NFS version its nfsd does
+    not offer, fstests' "not run")."""
+    out = []
+    for key in sorted(set().union(*[set(data[k]) for k in kernels])):
+        have = [k for k in kernels if key in data[k]]
+        if len(have) < 2:
+            continue
+        status = {}
+        for k in have:
+            seen = {}
+            for st, name in data[k][key][0]:
+                n = seen[name] = seen.get(name, 0) + 1
+                status.setdefault((name, n), {})[k] = st
+        for (name, _), by in status.items():
+            skipped = [k for k, st in by.items() if st == 'skip']
+            ran = [k for k, st in by.items() if st != 'skip']
+            if not skipped or not ran:
+                continue
+            undeclared = [k for k in skipped if not data[k][key][1].get(
+                'skip:' + name, '').startswith(DECLARED_SKIP)]
+            if undeclared:
+                out.append(f"{key[0]}/{key[1]}: {name}: SKIP on {', '.join(undeclared)} "
+                           f"({data[undeclared[0]][key][1].get('skip:' + name, '')}), "
+                           f"run on {', '.join(ran)}: a skip only one kernel makes, and the "
+                           "harness did not declare it")
+    return out
 
 
 def counts(results):
@@ -246,7 +288,7 @@ def main():
         names = []
         for k in kernels:
             for name in data[k].get((variant, test), ([], {}))[1]:
-                if name not in names and not name.startswith('expect:'):
+                if name not in names and not name.startswith(('expect:', 'skip:')):
                     names.append(name)
         for name in names:
             if not re.search(METRIC_FILTER, name):
@@ -254,6 +296,9 @@ def main():
             vals = [data[k].get((variant, test), ([], {}))[1].get(name, '-') for k in kernels]
             mark = '' if len(set(vals)) == 1 else 'changed'
             mrows.append([variant, test, name] + vals + [mark])
+    for f in skip_parity(kernels, data):
+        total['fail'] += 1
+        failures.append(f)
     if 'stock' in kernels and 'patched' in kernels:
         crows = []
         for key in keys:
