@@ -35,8 +35,10 @@
  *   stock or series tmpfs            0     0    0     0             0    0
  *
  * The series runs under negdentry=lookup whatever the mount says.  Counts
- * are global: each spool is allowed 2 + M/100 (S/100) of unrelated
- * activity, the K lock names 2, the fileset 2 + NA/100, the lone lock 0.
+ * are global: each spool is allowed ndt_slack(M or S, 1) (ndt.h: the
+ * guest's own activity, the directory's first unlink and comeback count,
+ * the per-name table's false positives), the K lock names 2, the fileset
+ * 2 + NA/100, the lone lock 0.
  */
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -129,7 +131,7 @@ int main(int argc, char **argv)
 	const char *mnt;
 
 	mnt = test_args(argc, argv, "M", &m);
-	spool_tol = 2 + m / 100;
+	spool_tol = ndt_slack(m, 1);
 
 	tap_begin();
 	found = policy = expected_policy(mnt);
@@ -194,7 +196,7 @@ int main(int argc, char **argv)
 	tap_ok(busylock == (policy == POLICY_ALL || adapts),
 	       "a lock file in its own directory, unlinked after every %d spool names: its last unlink leaves %lld (want %d)",
 	       S, busylock, policy == POLICY_ALL || adapts);
-	tap_ok(near(busyspool, policy == POLICY_ALL ? S : 0, 2 + S / 100),
+	tap_ok(near(busyspool, policy == POLICY_ALL ? S : 0, ndt_slack(S, 1)),
 	       "and the spool's last %d names leave %lld (want %d)",
 	       S, busyspool, policy == POLICY_ALL ? S : 0);
 	if (found != policy && (r = set_policy(mnt, found)))

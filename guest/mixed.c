@@ -36,8 +36,10 @@
  *   stock or series tmpfs        0      0     0        0
  *
  * The series runs under negdentry=lookup whatever the mount says.  Counts
- * are global: a count of C unlinks is allowed 2 + C/100 of unrelated
- * activity, the K lock names 2.
+ * are global: a count of C unlinks in D directories is allowed
+ * ndt_slack(C, D) (ndt.h: the guest's own activity, each directory's first
+ * unlink and comeback count, the per-name table's false positives), the K
+ * lock names 2.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -55,11 +57,6 @@ static const char *mnt;
 static int tmpfs;
 static int keeps_all;	/* every unlink leaves its negative: stock ext2/3/4 */
 static int keeps_lock;	/* the lock names' negatives stay */
-
-static long long tolerance(long long count)
-{
-	return 2 + count / 100;
-}
 
 /* What @count unlinks of new names must leave. */
 static long long want_new(long long count)
@@ -174,7 +171,7 @@ static void reproducer(void)
 	left = nr_negative() - before;
 	free(names);
 	metric("mixed_reproducer", left, "max:0.01");
-	tap_ok(near(left, want_new(total), tolerance(total)),
+	tap_ok(near(left, want_new(total), ndt_slack(total, 1)),
 	       "%d rounds of %d random new names created and unlinked leave %lld (want %lld)",
 	       REPRO_ROUNDS, n, left, want_new(total));
 }
@@ -222,7 +219,7 @@ static void report_mix(const char *tag, const char *layout, const struct mix *m)
 	metric(name, m->spool, "max:0.01");
 	snprintf(name, sizeof(name), "mixed_%s_%s_lock", tag, layout);
 	metric(name, m->lock, "same");
-	tap_ok(near(m->spool, want_new(n), tolerance(n)),
+	tap_ok(near(m->spool, want_new(n), ndt_slack(n, 2)),
 	       "%s, %s: %d spool names unlinked among %d lock cycles leave %lld (want %lld)",
 	       tag, layout, n, m->total, m->spool, want_new(n));
 	tap_ok(near(m->lock, keeps_lock ? K : 0, 2),
@@ -269,7 +266,7 @@ static void held_open(void)
 		spool += cycle(numbered(path, dir, "spool", i));
 	}
 	metric("mixed_heldopen_spool", spool, "max:0.01");
-	tap_ok(near(spool, want_new(n), tolerance(n)),
+	tap_ok(near(spool, want_new(n), ndt_slack(n, 1)),
 	       "held-open lock file: %d spool names unlinked 1:1 with it leave %lld (want %lld)",
 	       n, spool, want_new(n));
 }
@@ -367,7 +364,7 @@ static void tree_removal(void)
 	lock_phase(lock);
 	left = remove_tree(root, &own);
 	metric("mixed_tree", left, "max:0.01");
-	tap_ok(near(left, want_new(entries), tolerance(entries)),
+	tap_ok(near(left, want_new(entries), ndt_slack(entries, TREE_DIRS + 2)),
 	       "rm -rf of %d entries after %d rounds of %d lock names leaves %lld (want %lld)",
 	       entries, LOCK_ROUNDS, K, left, want_new(entries));
 }

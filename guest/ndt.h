@@ -39,6 +39,35 @@ static inline long long nr_negative(void)
 }
 
 /*
+ * The slack of a global nr_negative count over @names new names created and
+ * unlinked in @dirs directories, derived from what it must allow rather
+ * than copied from a run:
+ *
+ *   4            negatives the rest of the idle guest makes or drops while
+ *                a step runs;
+ *   4 x @dirs    ext2/ext4 keep a directory's first unlink since its inode
+ *                was read, and a directory that saw names come back
+ *                carries a comeback count of at most 12, which new names
+ *                (-4 at each create) let at most 3 more unlinks keep;
+ *   4 x F        the per-name table's false positives: a new name's 16-bit
+ *                fingerprint matches one of the 4 in its set with
+ *                probability at most 4/65536, at its create and at its
+ *                unlink: F has a Poisson law of mean u = @names / 8192,
+ *                bounded here by 2u + 6 (exceeded with probability below
+ *                1e-5 for u <= 3); each keeps at most 4 (the name, and 3
+ *                unlinks of the comeback count it raised).
+ *
+ * So 28 + 4 x @dirs + @names / 1024: 41 for 10,000 names in one
+ * directory, where the runs of series v4 left at most 11.  On kernels that
+ * keep every negative (stock ext2/ext4) or none (tmpfs) only the first
+ * term applies; the bound holds for them too.
+ */
+static inline long long ndt_slack(long long names, long long dirs)
+{
+	return 28 + 4 * dirs + names / 1024;
+}
+
+/*
  * The command line of every guest test: PROGRAM MOUNTPOINT [COUNT], where
  * COUNT (named @count_name in the usage line) overrides *@count; a test
  * without a count passes NULL.  Returns MOUNTPOINT; exits 2 on bad usage.

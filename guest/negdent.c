@@ -17,8 +17,9 @@
  *   none    unlink leaves 0, misses leave 0    (stock tmpfs, the series'
  *                                               tmpfs default)
  *
- * and repeated misses never add more.  Counts are global, so each is
- * allowed N/100 of unrelated activity.  The default round's metrics carry
+ * and repeated misses never add more.  Counts are global: each is allowed
+ * ndt_slack(N, 1) (ndt.h: the guest's own activity and the per-name
+ * table's false positives).  The default round's metrics carry
  * the stock-vs-patched rule that follows from stock's policy and the
  * series' default: unlink leaves at most 1% of what stock leaves (on
  * tmpfs both leave 0); lookup misses leave the same on every filesystem
@@ -34,7 +35,7 @@ static int n = 10000;
 
 static int near(long long got, long long want)
 {
-	return llabs(got - want) <= n / 100;
+	return llabs(got - want) <= ndt_slack(n, 1);
 }
 
 static const char *mnt;

@@ -190,8 +190,8 @@ int main(int argc, char **argv)
 	       "client: %d create+unlink through NFS leave %lld negative dentries on the client (want %d: nfs keeps them)",
 	       n, cu, n);
 	if (policy == POLICY_ALL)
-		tap_ok(su >= -n / 100 && su <= n + n / 100,
-		       "server: they leave %lld on the server (negdentry=all: at most %d)",
+		tap_ok(near(su, n),
+		       "server: they leave %lld on the server (negdentry=all: %d, one per name nfsd unlinked)",
 		       su, n);
 	else
 		tap_ok(near(su, 0),

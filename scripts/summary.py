@@ -28,12 +28,15 @@ and the patched kernel ran and counted like a test:
                                       is to keep N more, or with -N fewer,
                                       than stock)
 An expectation either kernel states is checked; a metric that only one
-kernel reported fails it.
+kernel reported fails it.  Which rules each test must print is declared in
+scripts/cross-rules: a declared rule that a kernel's test did not print
+with exactly that RULE, or a printed rule not declared there, fails.
 A test case that one kernel skips and another runs fails (SKIP parity),
 unless the skip's reason starts with "declared: " (a skip the harness
 decided from what it declares of that kernel, e.g. negdentry= on stock).
 Exit status 1 if anything failed.
 """
+import fnmatch
 import os
 import re
 import sys
@@ -124,6 +127,44 @@ def cross_check(expect, stock, patched):
     except ValueError:
         return None
     return None
+
+
+RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'cross-rules')
+
+
+def declared_rules():
+    """[(group pattern, test, metric, rule)] of scripts/cross-rules."""
+    rules = []
+    with open(RULES_FILE) as f:
+        for n, line in enumerate(f, 1):
+            words = line.split('#', 1)[0].split()
+            if not words:
+                continue
+            if len(words) != 4:
+                sys.exit(f"{RULES_FILE}:{n}: want SUITE/GROUP TEST METRIC RULE, not {line.strip()!r}")
+            rules.append(tuple(words))
+    return rules
+
+
+def rule_failures(data, rules):
+    """The declared rules each test of both stock and patched lacks or
+    prints differently, and the rules printed that are not declared."""
+    out = []
+    for key in sorted(set(data['stock']) & set(data['patched'])):
+        group, test = key
+        want = {m: r for pat, t, m, r in rules if t == test and fnmatch.fnmatchcase(group, pat)}
+        for k in ('stock', 'patched'):
+            printed = {n[len('expect:'):]: e for n, e in data[k][key][1].items()
+                       if n.startswith('expect:')}
+            for m, r in sorted(want.items()):
+                if printed.get(m) != r:
+                    got = f"printed expect={printed[m]}" if m in printed else "did not print it"
+                    out.append(f"{group}/{test}: {k}: rule {m} expect={r} is declared in "
+                               f"scripts/cross-rules; the test {got}")
+            for m in sorted(set(printed) - set(want)):
+                out.append(f"{group}/{test}: {k}: printed rule {m} expect={printed[m]}, which "
+                           "scripts/cross-rules does not declare for this group")
+    return out
 
 
 # A SKIP whose reason starts with this was decided by the harness from what
@@ -300,6 +341,9 @@ def main():
         total['fail'] += 1
         failures.append(f)
     if 'stock' in kernels and 'patched' in kernels:
+        for f in rule_failures(data, declared_rules()):
+            total['fail'] += 1
+            failures.append(f)
         crows = []
         for key in keys:
             sm = data['stock'].get(key, ([], {}))[1]
