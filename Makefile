@@ -23,7 +23,7 @@ export FSTESTS_CONFIGS FSTESTS_TESTS FSTESTS_TIMEOUT FSTESTS_TEST_TIMEOUT
 
 S := scripts
 
-.PHONY: sample-base all compare deps kernels check lint patch-check patch-check-others prove-tests soak fstests fstests-sample bench bench-sample bench-scale scale-sample shell clean help
+.PHONY: sample-base all compare deps kernels check lint patch-check patch-check-others prove-tests soak fstests fstests-sample bench bench-sample bench-scale scale-sample ci-time shell clean help
 
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
@@ -51,10 +51,12 @@ check: lint patch-check patch-check-others
 
 ## lint: shellcheck every script; check that the numbers sections of the
 ##   cover letters and of the "keep the negative dentries" patches are what
-##   their committed samples give (bench/patch_numbers.py)
+##   their committed samples give (bench/patch_numbers.py), and that every
+##   generated block of the Markdown files is its source (scripts/blocks.py)
 lint:
 	shellcheck -x $(wildcard scripts/*.sh nfs-test/*.sh stress/*.sh bench/*.sh fstests/*.sh) .ci/run
 	python3 bench/patch_numbers.py --check
+	python3 scripts/blocks.py --check
 
 ## patch-check: git am, touched paths, checkpatch, sparse, config matrix,
 ##   and every prefix of the series building and booting
@@ -89,7 +91,7 @@ fstests: kernels
 	bash fstests/run.sh
 
 ## fstests-sample: make the last make fstests report the committed sample
-##   (fstests/sample/ and its excerpt in README.md); RUN="DIR..." joins
+##   (fstests/sample/, its excerpt, and README.md's block of it); RUN="DIR..." joins
 ##   runs of the same kernels that ran different configurations (e.g.
 ##   fstests/sample/runs/NAME and a new run); PARTIAL=1 publishes runs
 ##   that lack configurations, saying which
@@ -117,8 +119,7 @@ scale-sample:
 	python3 bench/patch_numbers.py --write $(BASE)
 
 ## bench-sample: make the last bench report BASE's committed sample
-##   (bench/sample/ and the README headline for 6.1; bench/sample-BASE/
-##   and its table in README's "Two bases" for another base)
+##   (bench/sample/ for 6.1, bench/sample-BASE/ for another base)
 bench-sample:
 	python3 bench/report.py --publish $(or $(RUN),$(RESULTS)/bench-latest)
 
@@ -126,6 +127,10 @@ bench-sample:
 sample-base:
 	@[ "$(BASE)" = 6.1 ] || { echo "error: the committed fstests sample is BASE=6.1's; a BASE=$(BASE) report stays in $(RESULTS)/" >&2; exit 1; }
 
+## ci-time: .ci/run from a fresh clone of HEAD, timed; the row goes into
+##   samples/ci/timing.md and README.md's block (scripts/ci-time.sh)
+ci-time:
+	bash $(S)/ci-time.sh
 ## shell: boot KERNEL with a shell on the console (exit to power off)
 shell:
 	bash $(S)/boot.sh --shell $(KERNEL)
