@@ -17,6 +17,13 @@ gets which section:
     the patch whose subject starts "ext2: keep the negative dentries"
                               the ext2 table (and likewise for ext4)
 
+and, from BASE's tput sample (bench/sample/ for 6.1, bench/sample-BASE/
+otherwise; make bench), a section from a line beginning "Timed in" to
+TPUT_FOOTER's line, in the patches that add each filesystem's policy
+("ext2: free negative dentries", "ext4: ...", "shmem: add negdentry="):
+its microbenchmarks under each policy, the floor, the instructions the
+default adds, and the negative dentries the reproducer's rounds leave.
+
 Each table: for filebench's personalities as shipped and the scale rows
 (bench/run.sh's parts filebench, scale and mountmem), patched/stock under
 the default policy (median [min-max] over the repetitions), under
@@ -169,6 +176,125 @@ def bases(args):
                                                 os.path.basename(os.path.dirname(d)))))
 
 
+# ---- the tput numbers of the per-filesystem patches (bench/sample*/) ----
+TPUT_FOOTER = "Generated from bench/{sample}/ by bench/patch_numbers.py."
+TPUT_START = "Timed in"
+TPUT_ROWS = {
+    "ext": [("miss", "lookup misses"), ("stat", "stat(), existing"),
+            ("openclose", "open+close, existing"), ("newnames", "always-new names"),
+            ("newnames-reclaim", "  and their reclaim"), ("mixlock-1:1", "spool + lock, 1:1"),
+            ("mixlock-1:1-reclaim", "  and their reclaim"), ("relock", "lock file cycled"),
+            ("fileset", "fileset, 1,000 names"), ("fsmark", "fs_mark"),
+            ("postmark", "postmark"), ("dbench", "dbench")],
+    "tmpfs": [("miss", "lookup misses"), ("newnames", "always-new names"),
+              ("negdir-readdir", "readdir after misses"), ("negdir-rmdir", "rmdir after misses")],
+}
+
+
+def tput_sample(base):
+    return "sample" if base == "6.1" else f"sample-{base}"
+
+
+def read_csv(path):
+    import csv
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def tput_section(base, fs):
+    """The "Timed in" section of FS's patch from BASE's bench sample."""
+    sample = tput_sample(base)
+    d = os.path.join(TOP, "bench", sample)
+    ratios = {(r["workload"], r["fs"], r["policy"]): r
+              for r in read_csv(os.path.join(d, "ratios.csv"))}
+    with open(os.path.join(d, "release-stock")) as f:
+        release = f.read().strip().replace("-stock", "")
+    cfg = {}
+    with open(os.path.join(d, "config.txt")) as f:
+        for line in f:
+            if "=" in line:
+                k, v = line.rstrip("\n").split("=", 1)
+                cfg[k] = v
+    reps = cfg.get("reps", "?")
+    tmpfs = fs == "tmpfs"
+    others = ["lookup"] if tmpfs else ["all", "none"]
+    text = (f"Timed in {release} QEMU guests (TCG, -icount shift=0, one vCPU: guest "
+            "time is instructions executed, so every timing is emulated) with the "
+            "whole series applied, stock and patched booted in turn on the same "
+            f"images, {reps} repetitions: throughput patched/stock under the default "
+            f"policy ({'none' if tmpfs else 'lookup'}), median [min-max], then the "
+            f"medians under negdentry={' and '.join(others)}, of stock against stock "
+            "(the floor), and the instructions the default adds per operation"
+            + (" (and lookup, in the last column)." if tmpfs else "."))
+    L = textwrap.wrap(text, 72, break_on_hyphens=False, break_long_words=False) + [""]
+    def r3(x):
+        x = float(x)
+        return f"{x:.3f}" if x >= 0.1 else f"{x:.4f}"
+
+    def instr(r):
+        return f"{float(r['patched_ns_per_op']) - float(r['stock_ns_per_op']):+,.0f}"
+
+    rows = [(name, ratios.get((wl, fs, "default")), wl)
+            for wl, name in TPUT_ROWS["tmpfs" if tmpfs else "ext"]]
+    rows = [(name, r, wl) for name, r, wl in rows if r and r["ratio"]]
+    cells = [f"{r3(r['ratio'])} [{r3(r['ratio_min'])}-{r3(r['ratio_max'])}]"
+             for _, r, _ in rows]
+    w = max([len(c) + 1 for c in cells] + [20])
+    L.append(f"  {fs:<20}{'default':>{w}}" + "".join(f"{o:>7}" for o in others)
+             + f"{'floor':>7}{'instr':>8}" + (f"{'lookup':>12}" if tmpfs else ""))
+    for (name, r, wl), cell in zip(rows, cells):
+        line = f"  {name:<20}{cell:>{w}}"
+        for o in others:
+            ro = ratios.get((wl, fs, o))
+            line += f"{r3(ro['ratio']):>7}" if ro and ro["ratio"] else f"{'-':>7}"
+        line += f"{r3(r['noise_ratio']):>7}" if r["noise_ratio"] else f"{'-':>7}"
+        line += f"{instr(r):>8}"
+        if tmpfs:
+            ro = ratios.get((wl, fs, "lookup"))
+            line += f"{instr(ro):>12}" if ro and ro["ratio"] else f"{'-':>12}"
+        L.append(line)
+    # the reproducer's rounds (bench part mem): negative dentries left
+    mem = read_csv(os.path.join(d, "mem.csv"))
+    left = {}
+    for k in ("stock", "patched"):
+        rows = sorted((int(r["round"]), int(r["nr_negative"])) for r in mem
+                      if r["kernel"] == k and r["fs"] == fs and r["policy"] == "default")
+        if rows:
+            left[k] = (rows[-1][1] - rows[0][1], rows[-1][0])
+    if len(left) == 2:
+        n = dict(kv.split("=", 1) for kv in cfg.get("mem_args", "").split() if "=" in kv)
+        names = f"{int(n['N']):,} " if n.get("N", "").isdigit() else ""
+        L += ["", f"  negative dentries left by {left['stock'][1]} rounds of {names}"
+              "create+unlink:", f"  {left['patched'][0]:,} (stock: {left['stock'][0]:,})"]
+    L += ["", TPUT_FOOTER.format(sample=sample)]
+    return L
+
+
+def tput_targets(base):
+    """(file, filesystem) of the patches that start each filesystem's
+    policy: subjects "ext2: free negative dentries...", "ext4: ...",
+    "shmem: add negdentry=..."."""
+    out = []
+    for p in sorted(glob.glob(os.path.join(TOP, "patches", base, "0*.patch"))):
+        with open(p) as f:
+            head = f.read(2000)
+        for fs, subj in (("ext2", "ext2: free negative dentries"),
+                         ("ext4", "ext4: free negative dentries"),
+                         ("tmpfs", "shmem: add negdentry=")):
+            if f"] {subj}" in head:
+                out.append((p, fs))
+    return out
+
+
+def find_tput(lines, base):
+    foot = TPUT_FOOTER.format(sample=tput_sample(base))
+    starts = [i for i, l in enumerate(lines) if l.startswith(TPUT_START)]
+    ends = [i for i, l in enumerate(lines) if l == foot]
+    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
+        return None
+    return starts[0], ends[0] + 1
+
+
 def main():
     if not sys.argv[1:] or sys.argv[1] not in ("--write", "--check"):
         print("usage: patch_numbers.py --write|--check [BASE...]", file=sys.stderr)
@@ -200,6 +326,32 @@ def main():
             else:
                 print(f"patch_numbers.py: {rel}: its numbers differ from samples/{base}/scale/"
                       f" (run 'python3 bench/patch_numbers.py --write {base}')", file=sys.stderr)
+                bad = 1
+        if not os.path.isdir(os.path.join(TOP, "bench", tput_sample(base))):
+            continue
+        for path, fs in tput_targets(base):
+            rel = os.path.relpath(path, TOP)
+            with open(path) as f:
+                lines = f.read().split("\n")
+            span = find_tput(lines, base)
+            if span is None:
+                print(f"patch_numbers.py: {rel}: no single tput section (a line "
+                      f"\"{TPUT_START} ...\" through "
+                      f"\"{TPUT_FOOTER.format(sample=tput_sample(base))}\")", file=sys.stderr)
+                bad = 1
+                continue
+            new = tput_section(base, fs)
+            if lines[span[0]:span[1]] == new:
+                continue
+            if write:
+                lines[span[0]:span[1]] = new
+                with open(path, "w") as f:
+                    f.write("\n".join(lines))
+                print(f"rewrote the tput numbers of {rel}")
+            else:
+                print(f"patch_numbers.py: {rel}: its tput numbers differ from bench/"
+                      f"{tput_sample(base)}/ (run 'python3 bench/patch_numbers.py --write "
+                      f"{base}')", file=sys.stderr)
                 bad = 1
     return bad
 
