@@ -217,15 +217,22 @@ def tput_section(base, fs):
                 cfg[k] = v
     reps = cfg.get("reps", "?")
     tmpfs = fs == "tmpfs"
-    others = ["lookup"] if tmpfs else ["all", "none"]
+    # a sample made before tmpfs's default became none has no
+    # patched-lookup boot: its tmpfs "default" ran lookup
+    tmpfs_then = "none" if "patched-lookup" in cfg.get("tput_boots", "") else "lookup"
+    others = ([] if tmpfs_then == "lookup" else ["lookup"]) if tmpfs else ["all", "none"]
     text = (f"Timed in {release} QEMU guests (TCG, -icount shift=0, one vCPU: guest "
             "time is instructions executed, so every timing is emulated) with the "
             "whole series applied, stock and patched booted in turn on the same "
             f"images, {reps} repetitions: throughput patched/stock under the default "
-            f"policy ({'none' if tmpfs else 'lookup'}), median [min-max], then the "
-            f"medians under negdentry={' and '.join(others)}, of stock against stock "
-            "(the floor), and the instructions the default adds per operation"
-            + (" (and lookup, in the last column)." if tmpfs else "."))
+            + (f"policy ({'none' if tmpfs else 'lookup'})" if not tmpfs or tmpfs_then == "none"
+               else "policy of the series when the sample was made (lookup; none since)")
+            + ", median [min-max], then "
+            + (f"the medians under negdentry={' and '.join(others)}, of "
+               if others else "the median of ")
+            + "stock against stock (the floor), and the instructions the default adds "
+            "per operation" + (" (and lookup, in the last column)." if others == ["lookup"]
+                               else "."))
     L = textwrap.wrap(text, 72, break_on_hyphens=False, break_long_words=False) + [""]
     def r3(x):
         x = float(x)
@@ -240,16 +247,17 @@ def tput_section(base, fs):
     cells = [f"{r3(r['ratio'])} [{r3(r['ratio_min'])}-{r3(r['ratio_max'])}]"
              for _, r, _ in rows]
     w = max([len(c) + 1 for c in cells] + [20])
+    wi = max([len(instr(r)) + 1 for _, r, _ in rows] + [8])
     L.append(f"  {fs:<20}{'default':>{w}}" + "".join(f"{o:>7}" for o in others)
-             + f"{'floor':>7}{'instr':>8}" + (f"{'lookup':>12}" if tmpfs else ""))
+             + f"{'floor':>7}{'instr':>{wi}}" + (f"{'lookup':>12}" if others == ["lookup"] else ""))
     for (name, r, wl), cell in zip(rows, cells):
         line = f"  {name:<20}{cell:>{w}}"
         for o in others:
             ro = ratios.get((wl, fs, o))
             line += f"{r3(ro['ratio']):>7}" if ro and ro["ratio"] else f"{'-':>7}"
         line += f"{r3(r['noise_ratio']):>7}" if r["noise_ratio"] else f"{'-':>7}"
-        line += f"{instr(r):>8}"
-        if tmpfs:
+        line += f"{instr(r):>{wi}}"
+        if others == ["lookup"]:
             ro = ratios.get((wl, fs, "lookup"))
             line += f"{instr(ro):>12}" if ro and ro["ratio"] else f"{'-':>12}"
         L.append(line)
