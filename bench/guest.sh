@@ -32,7 +32,9 @@
 #           FB_WARM=0: 'run FB_RUN', no warm-up)
 #   scale   big directories, busy spools and a million names, on each
 #           filesystem of FSS under every policy
-#           in POLICIES: ndbench bigdir in directories of BIGDIR_OTHERS
+#           in POLICIES: first ndbench calib (CALIB rounds of a loop
+#           without system calls: the idle check), then ndbench bigdir
+#           in directories of BIGDIR_OTHERS
 #           other entries (pre-made in the image by bench/run.sh:
 #           bench/big-N/), busyspool with a lock cycle per BUSY_SPOOL
 #           names (other and same directory), million (MILLION names;
@@ -90,7 +92,7 @@ NEGDIR_POLICIES=default NEGDIR_MISSES=100000 NEGDIR_FILES=10 NEGDIR_PASSES=100
 SMP_FILES='1 8' SMP_OPS=20000
 FB_PREFIX='' FB_WORKLOADS='webproxy fileserver varmail' FB_WARM=10 FB_RUN=20
 BIGDIR_OTHERS='10000 100000' BIGDIR_FILES=1000 BIGDIR_OPS=2000
-BUSY_SPOOL='1000 10000 100000' BUSY_NAMES=200000 MILLION=1000000
+BUSY_SPOOL='1000 10000 100000' BUSY_NAMES=200000 MILLION=1000000 CALIB=20000000
 MOUNTMEM_N=9 RAMDISKS=0
 for kv in "$@"; do
 	case "$kv" in
@@ -430,6 +432,9 @@ scale)
 			awk -v fs="$fs" '$1 == fs "_inode_cache" || ($1 == "shmem_inode_cache" && fs == "tmpfs") ||
 				$1 == "dentry" { print "count objsize " $1 " " $4 }' /proc/slabinfo | tag "$fs" "$p"
 			d=/mnt/$fs/bench
+			# the idle check, before this filesystem's timed rows
+			"$bin/ndbench" calib "$d/calib" "$CALIB" | tag "$fs" "$p"
+			rmdir "$d/calib"
 			for n in $BIGDIR_OTHERS; do
 				# ext2/ext4: the N others come with the image
 				"$bin/ndbench" bigdir "$d/big-$n" "$n" "$BIGDIR_FILES" \

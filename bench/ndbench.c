@@ -126,6 +126,12 @@
  *                             negative_delta (spool and lock together) and
  *                             spool_names (SPOOL x CYCLES: the spool names
  *                             unlinked in the timed cycles)
+ *   calib DIR N               the idle check: after a settle, N rounds of a
+ *                             loop that makes no system call (result
+ *                             calib): the same instructions on every
+ *                             kernel, so a boot whose ratio to stock's is
+ *                             not 1 had other work running beside the
+ *                             timed loops (the guest was not idle)
  *   million DIR N             N always-new names created+closed+unlinked
  *                             in one timed loop, with no warm-up, after a
  *                             reclaim of what came before (as newnames):
@@ -998,6 +1004,19 @@ static void busyspool(int nspool, long long cycles, int same)
 	count_line(label, "spool_names", nspool * cycles);
 }
 
+/* The idle check: CPU only, no system call, after a settle. */
+static void calib(long long n)
+{
+	volatile unsigned long long x = 0;
+	long long i, t0;
+
+	settle();
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		x += i ^ (x >> 3);
+	result("calib", n, now_ns() - t0);
+}
+
 /* N always-new names, one timed loop: how many negative dentries stay. */
 static void million(long long n)
 {
@@ -1251,6 +1270,8 @@ int main(int argc, char **argv)
 		busyspool(count_arg(argc, argv, 3, "SPOOL", 1, SPOOL_MAX),
 			  count_arg(argc, argv, 4, "CYCLES", 1, OPS_MAX),
 			  count_arg(argc, argv, 5, "SAME", 0, 1));
+	else if (!strcmp(w, "calib"))
+		calib(count_arg(argc, argv, 3, "N", 1, OPS_MAX));
 	else if (!strcmp(w, "million"))
 		million(count_arg(argc, argv, 3, "N", 1, OPS_MAX));
 	else if (!strcmp(w, "spool")) {

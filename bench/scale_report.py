@@ -408,7 +408,8 @@ def scale_summary(run):
         return []
     L = ["| scale row, patched (default) / stock (floor: stock again / stock) | "
          + " | ".join(fs_list) + " |", "|---|" + "---|" * len(fs_list)]
-    for wl in run.workloads("scale", fs_list[0], "bigdir-") + \
+    for wl in run.workloads("scale", fs_list[0], "calib") + \
+            run.workloads("scale", fs_list[0], "bigdir-") + \
             run.workloads("scale", fs_list[0], "busyspool-"):
         L.append(f"| {wl} | " + " | ".join(
             f"{fmt_spread(run.ratios('scale', 'patched', fs, wl))} "
@@ -479,6 +480,15 @@ def write_reports(run):
           "removals each name had before the window and what share of the window's removals "
           "can still be first ones.", ""]
     L += filebench_table(run)
+    L += ["", "## Idle check", "",
+          "`calib`: a loop without system calls, timed after a settle before each "
+          "filesystem's rows. It executes the same instructions on every kernel: a ratio "
+          "other than 1.000 means the boot had other work running beside its timed "
+          "loops, and its rows below cannot be read at 1 %.", ""]
+    if any(run.workloads("scale", fs, "calib") for fs in fss(run, "scale")):
+        L += ratio_table(run, "scale", "calib", "workload")
+    else:
+        L.append("None in this run (made before bench/run.sh had it).")
     L += ["", "## Big directories", "",
           "`bigdir-N-toggle`: 1,000 names deleted and created again in rotation in a directory "
           "of N other entries (every name removed twice before the clock starts); "
