@@ -16,7 +16,11 @@ commit=$(git -C "$dir/repo" log -1 --format='%h')
 log "ci-time: .ci/run in $dir/repo (commit $commit), log $dir/ci.log"
 start=$(date +%s)
 rc=0
-(cd "$dir/repo" && bash .ci/run </dev/null) >"$dir/ci.log" 2>&1 || rc=$?
+# a clean environment, as CI's: lib.sh has set (and make exported)
+# BUILD_DIR, RESULTS_ROOT and CCACHE_DIR for this tree, which would send
+# the clone's builds and results here
+(cd "$dir/repo" && env -i PATH="$PATH" HOME="${HOME:-/root}" LANG=C.UTF-8 \
+	bash .ci/run </dev/null) >"$dir/ci.log" 2>&1 || rc=$?
 secs=$(($(date +%s) - start))
 summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$dir/ci.log" | tail -n 1)
 [ "$rc" = 0 ] || summary="FAILED (exit $rc) ${summary:-no summary}: see $dir/ci.log"
