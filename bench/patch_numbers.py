@@ -36,6 +36,7 @@ import re
 import sys
 import textwrap
 
+from report import sample_place
 from scale_report import Run, fmt_spread, kept_share, med
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -157,14 +158,38 @@ def targets(base):
     return out
 
 
-def find(lines, base):
-    """(start, end) of the numbers section in LINES, end exclusive."""
-    foot = FOOTER.format(base=base)
-    starts = [i for i, l in enumerate(lines) if l.startswith("Measured in")]
+def find(lines, start, foot):
+    """(start, end) of the one section in LINES that begins with a line
+    starting START and ends with the line FOOT, end exclusive; or None."""
+    starts = [i for i, l in enumerate(lines) if l.startswith(start)]
     ends = [i for i, l in enumerate(lines) if l == foot]
     if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
         return None
     return starts[0], ends[0] + 1
+
+
+def refresh(path, start, foot, new, write, what, source, base):
+    """Compare (WRITE: replace) the section START...FOOT of PATH with the
+    lines NEW; returns 1 if it is missing or (checking) differs."""
+    rel = os.path.relpath(path, TOP)
+    with open(path) as f:
+        lines = f.read().split("\n")
+    span = find(lines, start, foot)
+    if span is None:
+        print(f"patch_numbers.py: {rel}: no single {what} section (a line "
+              f"\"{start} ...\" through \"{foot}\")", file=sys.stderr)
+        return 1
+    if lines[span[0]:span[1]] == new:
+        return 0
+    if write:
+        lines[span[0]:span[1]] = new
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
+        print(f"rewrote the {what} of {rel}")
+        return 0
+    print(f"patch_numbers.py: {rel}: its {what} differ from {source} (run "
+          f"'python3 bench/patch_numbers.py --write {base}')", file=sys.stderr)
+    return 1
 
 
 def bases(args):
@@ -191,10 +216,6 @@ TPUT_ROWS = {
 }
 
 
-def tput_sample(base):
-    return "sample" if base == "6.1" else f"sample-{base}"
-
-
 def read_csv(path):
     import csv
     with open(path, newline="") as f:
@@ -203,7 +224,7 @@ def read_csv(path):
 
 def tput_section(base, fs):
     """The "Timed in" section of FS's patch from BASE's bench sample."""
-    sample = tput_sample(base)
+    sample = sample_place(base)
     d = os.path.join(TOP, "bench", sample)
     ratios = {(r["workload"], r["fs"], r["policy"]): r
               for r in read_csv(os.path.join(d, "ratios.csv"))}
@@ -294,15 +315,6 @@ def tput_targets(base):
     return out
 
 
-def find_tput(lines, base):
-    foot = TPUT_FOOTER.format(sample=tput_sample(base))
-    starts = [i for i, l in enumerate(lines) if l.startswith(TPUT_START)]
-    ends = [i for i, l in enumerate(lines) if l == foot]
-    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
-        return None
-    return starts[0], ends[0] + 1
-
-
 def main():
     if not sys.argv[1:] or sys.argv[1] not in ("--write", "--check"):
         print("usage: patch_numbers.py --write|--check [BASE...]", file=sys.stderr)
@@ -313,54 +325,16 @@ def main():
         prev_dir = os.path.join(TOP, "samples", base, f"scale-{PREV_NAME}")
         prev = Run(prev_dir) if os.path.isdir(prev_dir) else None
         for path, fss, with_prev in targets(base):
-            rel = os.path.relpath(path, TOP)
-            with open(path) as f:
-                lines = f.read().split("\n")
-            span = find(lines, base)
-            if span is None:
-                print(f"patch_numbers.py: {rel}: no single numbers section (a line "
-                      f"\"Measured in ...\" through \"{FOOTER.format(base=base)}\")",
-                      file=sys.stderr)
-                bad = 1
-                continue
-            new = section(run, base, fss, prev if with_prev else None)
-            if lines[span[0]:span[1]] == new:
-                continue
-            if write:
-                lines[span[0]:span[1]] = new
-                with open(path, "w") as f:
-                    f.write("\n".join(lines))
-                print(f"rewrote the numbers of {rel}")
-            else:
-                print(f"patch_numbers.py: {rel}: its numbers differ from samples/{base}/scale/"
-                      f" (run 'python3 bench/patch_numbers.py --write {base}')", file=sys.stderr)
-                bad = 1
-        if not os.path.isdir(os.path.join(TOP, "bench", tput_sample(base))):
+            bad |= refresh(path, "Measured in", FOOTER.format(base=base),
+                           section(run, base, fss, prev if with_prev else None), write,
+                           "numbers", f"samples/{base}/scale/", base)
+        sample = sample_place(base)
+        if not os.path.isdir(os.path.join(TOP, "bench", sample)):
             continue
         for path, fs in tput_targets(base):
-            rel = os.path.relpath(path, TOP)
-            with open(path) as f:
-                lines = f.read().split("\n")
-            span = find_tput(lines, base)
-            if span is None:
-                print(f"patch_numbers.py: {rel}: no single tput section (a line "
-                      f"\"{TPUT_START} ...\" through "
-                      f"\"{TPUT_FOOTER.format(sample=tput_sample(base))}\")", file=sys.stderr)
-                bad = 1
-                continue
-            new = tput_section(base, fs)
-            if lines[span[0]:span[1]] == new:
-                continue
-            if write:
-                lines[span[0]:span[1]] = new
-                with open(path, "w") as f:
-                    f.write("\n".join(lines))
-                print(f"rewrote the tput numbers of {rel}")
-            else:
-                print(f"patch_numbers.py: {rel}: its tput numbers differ from bench/"
-                      f"{tput_sample(base)}/ (run 'python3 bench/patch_numbers.py --write "
-                      f"{base}')", file=sys.stderr)
-                bad = 1
+            bad |= refresh(path, TPUT_START, TPUT_FOOTER.format(sample=sample),
+                           tput_section(base, fs), write, "tput numbers",
+                           f"bench/{sample}/", base)
     return bad
 
 

@@ -285,8 +285,6 @@ def summary(runs, out, want=()):
     return 1 if regress or missing else 0, text, missing, len(regress)
 
 
-
-
 def keep(run, dest):
     """The files of @run a report reads (TAP, release, source, configs,
     host time), copied to @dest: a later run of the same kernels can be

@@ -57,14 +57,13 @@ def refresh(path, write):
 
     def fill(m):
         src = m.group(1)
+        where = f"{path}:{text.count(chr(10), 0, m.start()) + 1}"
         if not os.path.isfile(os.path.join(TOP, src)):
-            stale.append(f"{path}:{text.count(chr(10), 0, m.start()) + 1}: "
-                         f"the block's source {src} does not exist")
+            stale.append(f"{where}: the block's source {src} does not exist")
             return m.group(0)
         want = source_text(src)
         if m.group(2) != want:
-            stale.append(f"{path}:{text.count(chr(10), 0, m.start()) + 1}: "
-                         f"the block differs from {src}")
+            stale.append(f"{where}: the block differs from {src}")
         return m.group(0)[:m.start(2) - m.start()] + want + f"<!-- end of {src} -->"
 
     new = BLOCK.sub(fill, text)
