@@ -9,7 +9,7 @@
  * the filesystem still remembers its previous removal (lock files), or a
  * directory where most creates re-make a removed name (a fileset, however
  * large).  Names that come back do not make the filesystem keep new ones.
- * Five phases, each in its own new directory and measured with
+ * Six phases, each in its own new directory and measured with
  * nr_negative around its unlinks:
  *
  *   spool    M new names created, then unlinked
@@ -26,19 +26,26 @@
  *            once after every S always-new names of a spool in another
  *            directory, BUSY times; the lock's last unlink and the last
  *            spool are measured
+ *   remade   REMADE rounds of: make directory d, M names created and
+ *            unlinked there, remove d.  Each d is new, but d's negative
+ *            dentry is kept and the next mkdir makes d in it, so the dcache
+ *            hashes each round's names as it hashed the last round's: they
+ *            are spools all the same, and the most any round but the first
+ *            leaves is measured (v4 kept them: its records used the
+ *            dcache's hash alone)
  *
  * Expected, from the kernel the harness declares (NDT_EXPECT, see ndt.h):
  *
- *                                    spool lock spool fileset busy: lock spool
- *   stock ext2/ext4 (keeps all)      M     K    M     NA            1    S
- *   series ext2/ext4, lookup         0     K    0     NA            1    0
- *   stock or series tmpfs            0     0    0     0             0    0
+ *                              spool lock spool fileset busy: lock spool remade
+ *   stock ext2/ext4 (keeps all) M     K    M     NA            1    S     M
+ *   series ext2/ext4, lookup    0     K    0     NA            1    0     0
+ *   stock or series tmpfs       0     0    0     0             0    0     0
  *
  * The series runs under negdentry=lookup whatever the mount says.  Counts
  * are global: each spool is allowed ndt_slack(M or S, 1) (ndt.h: the
  * guest's own activity, the directory's first unlink and comeback count,
  * the per-name table's false positives), the K lock names 2, the fileset
- * 2 + NA/100, the lone lock 0.
+ * 2 + NA/100, the lone lock 0, each remade spool ndt_slack(M, 1).
  */
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -52,6 +59,7 @@
 #define FROUNDS	2
 #define S	10000
 #define BUSY	3
+#define REMADE	3
 
 static int m = 1000;
 
@@ -120,11 +128,35 @@ static void busy(const char *spooldir, const char *lock, long long *lockneg,
 	}
 }
 
+/*
+ * REMADE rounds of DIR/d made, M names created and unlinked in it, and
+ * removed.  Returns the most negative dentries the unlinks of one round
+ * after the first left.
+ */
+static long long remade(const char *dir)
+{
+	char d[1024];
+	long long most = 0, got;
+	int r;
+
+	snprintf(d, sizeof(d), "%s/d", dir);
+	for (r = 0; r < REMADE; r++) {
+		if (mkdir(d, 0755))
+			tap_bail(errno, "mkdir %s", d);
+		got = create_unlink(d, "s", m);
+		if (r > 0 && got > most)
+			most = got;
+		if (rmdir(d))
+			tap_bail(errno, "rmdir %s", d);
+	}
+	return most;
+}
+
 int main(int argc, char **argv)
 {
 	char dir[512], seen[64], spooldir[600], lockdir[600], lockname[700];
 	long long spool, lock = 0, spool2, want_spool, want_lock;
-	long long files, want_files, busylock = 0, busyspool = 0;
+	long long files, want_files, busylock = 0, busyspool = 0, again;
 	long long spool_tol;
 	enum policy policy, found;
 	int r, adapts, tmpfs;
@@ -167,6 +199,10 @@ int main(int argc, char **argv)
 	if (mkdir(spooldir, 0755) || mkdir(lockdir, 0755))
 		tap_bail(errno, "mkdir %s or %s", spooldir, lockdir);
 	busy(spooldir, lockname, &busylock, &busyspool);
+	snprintf(spooldir, sizeof(spooldir), "%s/remade", dir);
+	if (mkdir(spooldir, 0755))
+		tap_bail(errno, "mkdir %s", spooldir);
+	again = remade(spooldir);
 
 	want_spool = policy == POLICY_ALL ? m : 0;
 	want_lock = policy == POLICY_ALL || adapts ? K : 0;
@@ -177,6 +213,7 @@ int main(int argc, char **argv)
 	printf("# metric adapt_fileset %lld%s\n", files, tmpfs ? "" : " expect=same");
 	printf("# metric adapt_busy_lock %lld%s\n", busylock, tmpfs ? "" : " expect=equal");
 	printf("# metric adapt_busy_spool %lld%s\n", busyspool, tmpfs ? "" : " expect=max:0.01");
+	printf("# metric adapt_remade %lld%s\n", again, tmpfs ? "" : " expect=max:0.01");
 	tap_ok(near(spool, want_spool, spool_tol),
 	       "%d new names created and unlinked leave %lld negative dentries (want %lld)",
 	       m, spool, want_spool);
@@ -199,6 +236,9 @@ int main(int argc, char **argv)
 	tap_ok(near(busyspool, policy == POLICY_ALL ? S : 0, ndt_slack(S, 1)),
 	       "and the spool's last %d names leave %lld (want %d)",
 	       S, busyspool, policy == POLICY_ALL ? S : 0);
+	tap_ok(near(again, want_spool, spool_tol),
+	       "a directory removed and made again %d times, %d new names created and unlinked in each: rounds 2-%d leave at most %lld (want %lld)",
+	       REMADE, m, REMADE, again, want_spool);
 	if (found != policy && (r = set_policy(mnt, found)))
 		tap_bail(r, "remount %s with negdentry=%s", mnt, policy_names[found]);
 	return tap_end();
