@@ -76,7 +76,7 @@ patch-check-others:
 ## prove-tests: show that the suites fail where they should: the fs and
 ##   nfs suites on stock and each prefix of the series, held to the full
 ##   series, must fail exactly the tests scripts/prove-rules declares
-##   (about 50 min per base; report in results/BASE/prove-tests-*/report.md)
+##   (about 25 min per base here; report in results/BASE/prove-tests-*/report.md)
 prove-tests:
 	bash $(S)/prove-tests.sh
 

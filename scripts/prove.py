@@ -19,9 +19,10 @@ set of (suite/group, test) that fail is exactly the declared one, every
 test that another prefix ran or that the fs suite runs by default
 (fs-images/*.conf x guest/TESTS) ran on it, and no guest crashed, hung
 or warned (guest-status 124/125).  The record keeps the sha256 of the
-series (patches/BASE/series and each patch it lists) and of
-scripts/prove-rules: --check (make lint) fails when either changed since
-the record was made, naming the file to remake.
+series' code (the patches patches/BASE/series lists, in order, each from
+its first "diff --git": a commit message can change without a new run)
+and of scripts/prove-rules: --check (make lint) fails when either
+changed since the record was made, naming what to remake.
 """
 import datetime
 import hashlib
@@ -59,10 +60,17 @@ def series(b):
 
 
 def series_hash(b):
+    """sha256 of the series' code: the order of its patches and each
+    one's diff (from its first "diff --git"), not the commit messages,
+    whose numbers sections bench/patch_numbers.py rewrites."""
     h = hashlib.sha256()
-    for name in ['series'] + series(b):
+    for name in series(b):
         with open(os.path.join(TOP, 'patches', b, name), 'rb') as f:
-            h.update(name.encode() + b'\0' + f.read())
+            text = f.read()
+        at = text.find(b'\ndiff --git ')
+        if at < 0:
+            die(f'patches/{b}/{name} has no diff')
+        h.update(name.encode() + b'\0' + text[at:])
     return h.hexdigest()
 
 
