@@ -25,6 +25,7 @@ and of scripts/prove-rules: --check (make lint) fails when either
 changed since the record was made, naming what to remake.
 """
 import datetime
+import functools
 import hashlib
 import os
 import re
@@ -110,25 +111,20 @@ def driver_states(b, n):
 def read_rules():
     """[(suite, test, drivers, states)] from scripts/prove-rules."""
     rules = []
-    with open(RULES) as f:
-        for no, line in enumerate(f, 1):
-            line = line.split('#', 1)[0].split()
-            if not line:
-                continue
-            if len(line) != 4:
-                die(f'scripts/prove-rules:{no}: want SUITE TEST DRIVERS STATES')
-            suite, test, drivers, states = line
-            drivers, states = drivers.split(','), states.split(',')
-            for d in drivers:
-                if d not in DRIVERS:
-                    die(f'scripts/prove-rules:{no}: unknown driver {d}')
-            for s in states:
-                if s not in STATES[:2]:
-                    die(f'scripts/prove-rules:{no}: state {s} is not stock or partial')
-            rules.append((suite, test, drivers, states))
+    for no, (suite, test, drivers, states) in summary.read_declarations(
+            RULES, 'SUITE TEST DRIVERS STATES'):
+        drivers, states = drivers.split(','), states.split(',')
+        for d in drivers:
+            if d not in DRIVERS:
+                die(f'scripts/prove-rules:{no}: unknown driver {d}')
+        for s in states:
+            if s not in STATES[:2]:
+                die(f'scripts/prove-rules:{no}: state {s} is not stock or partial')
+        rules.append((suite, test, drivers, states))
     return rules
 
 
+@functools.lru_cache(maxsize=None)
 def variant_driver(variant):
     path = os.path.join(TOP, 'fs-images', variant + '.conf')
     if not os.path.isfile(path):
@@ -189,7 +185,10 @@ def judge(run):
         broken[k] = []
         for suite in ('fs', 'nfs'):
             st = os.path.join(kdir, suite, 'guest-status')
-            code = open(st).read().strip() if os.path.isfile(st) else 'missing'
+            code = 'missing'
+            if os.path.isfile(st):
+                with open(st) as f:
+                    code = f.read().strip()
             if code in GUEST_BROKEN or code == 'missing':
                 broken[k].append(f'{suite}: {summary.GUEST_STATUS.get(code, "boot did not finish")}')
     everything = set().union(default_fs_tests(), *[set(d) for d in data.values()])
@@ -287,7 +286,8 @@ def cmd_check():
                   f'make prove-sample BASE={b}', file=sys.stderr)
             status = 1
             continue
-        text = open(path).read()
+        with open(path) as f:
+            text = f.read()
         m = re.search(MARK + r' series (\S+) rules (\S+) ', text)
         if not m:
             print(f'{rel}: no "{MARK}" line', file=sys.stderr)

@@ -132,18 +132,26 @@ def cross_check(expect, stock, patched):
 RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'cross-rules')
 
 
-def declared_rules():
-    """[(group pattern, test, metric, rule)] of scripts/cross-rules."""
-    rules = []
-    with open(RULES_FILE) as f:
+def read_declarations(path, columns):
+    """[(line number, words)] of a declaration file: whitespace-separated
+    columns, "#" comments; exits naming the line when one does not have
+    the columns named in @columns ("SUITE/GROUP TEST METRIC RULE")."""
+    out = []
+    with open(path) as f:
         for n, line in enumerate(f, 1):
             words = line.split('#', 1)[0].split()
             if not words:
                 continue
-            if len(words) != 4:
-                sys.exit(f"{RULES_FILE}:{n}: want SUITE/GROUP TEST METRIC RULE, not {line.strip()!r}")
-            rules.append(tuple(words))
-    return rules
+            if len(words) != len(columns.split()):
+                sys.exit(f"{path}:{n}: want {columns}, not {line.strip()!r}")
+            out.append((n, words))
+    return out
+
+
+def declared_rules():
+    """[(group pattern, test, metric, rule)] of scripts/cross-rules."""
+    return [tuple(words) for _, words in
+            read_declarations(RULES_FILE, 'SUITE/GROUP TEST METRIC RULE')]
 
 
 def rule_failures(data, rules):
