@@ -17,8 +17,7 @@ gets which section:
     the patch whose subject starts "ext2: keep the negative dentries"
                               the ext2 table (and likewise for ext4)
 
-and, from BASE's tput sample (bench/sample/ for 6.1, bench/sample-BASE/
-otherwise; make bench), a section from a line beginning "Timed in" to
+and, from BASE's tput sample (samples/BASE/bench/; make bench), a section from a line beginning "Timed in" to
 TPUT_FOOTER's line, in the patches that add each filesystem's policy
 ("ext2: free negative dentries", "ext4: ...", "shmem: add negdentry="):
 its microbenchmarks under each policy, the floor, the instructions the
@@ -201,8 +200,8 @@ def bases(args):
                                                 os.path.basename(os.path.dirname(d)))))
 
 
-# ---- the tput numbers of the per-filesystem patches (bench/sample*/) ----
-TPUT_FOOTER = "Generated from bench/{sample}/ by bench/patch_numbers.py."
+# ---- the tput numbers of the per-filesystem patches (samples/BASE/bench/) ----
+TPUT_FOOTER = "Generated from {sample}/ by bench/patch_numbers.py."
 TPUT_START = "Timed in"
 TPUT_ROWS = {
     "ext": [("miss", "lookup misses"), ("stat", "stat(), existing"),
@@ -225,7 +224,7 @@ def read_csv(path):
 def tput_section(base, fs):
     """The "Timed in" section of FS's patch from BASE's bench sample."""
     sample = sample_place(base)
-    d = os.path.join(TOP, "bench", sample)
+    d = os.path.join(TOP, sample)
     ratios = {(r["workload"], r["fs"], r["policy"]): r
               for r in read_csv(os.path.join(d, "ratios.csv"))}
     with open(os.path.join(d, "release-stock")) as f:
@@ -329,12 +328,12 @@ def main():
                            section(run, base, fss, prev if with_prev else None), write,
                            "numbers", f"samples/{base}/scale/", base)
         sample = sample_place(base)
-        if not os.path.isdir(os.path.join(TOP, "bench", sample)):
+        if not os.path.isdir(os.path.join(TOP, sample)):
             continue
         for path, fs in tput_targets(base):
             bad |= refresh(path, TPUT_START, TPUT_FOOTER.format(sample=sample),
                            tput_section(base, fs), write, "tput numbers",
-                           f"bench/{sample}/", base)
+                           f"{sample}/", base)
     return bad
 
 

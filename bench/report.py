@@ -3,15 +3,14 @@
 
     report.py RUN_DIR
     report.py --publish RUN_DIR    also copy the report to BASE's sample
-                                   (bench/sample/ for 6.1, bench/sample-BASE/
-                                   for another base; BASE from the
+                                   (samples/BASE/bench/; BASE from the
                                    environment) and its headline table into
                                    README.md; refused (exit 1) if a boot
                                    failed or the kernels are not BASE's
 
 Reads RUN_DIR/{mem,pc,tput}/*/{raw.txt,boot-rc} (written by bench/guest.sh
 in the guests and by bench/run.sh) and RUN_DIR/config.txt; a folder
-without boot folders (a published report, bench/sample/) is read from its
+without boot folders (a published report, samples/BASE/bench/) is read from its
 data.csv, mem.csv and pc.csv instead.  Failed boots (boot-rc not 0, or
 results that other repetitions have and one lacks) are named at the top of
 summary.md and headline.md.  Ratios are medians of the per-repetition
@@ -230,7 +229,7 @@ class Run:
             except FileNotFoundError:
                 self.release[k] = "?"
         # A run folder from bench/run.sh has one folder per boot
-        # (tput/, mem/, pc/); a published report (bench/sample/) keeps
+        # (tput/, mem/, pc/); a published report (samples/BASE/bench/) keeps
         # only the CSV files written from them: read those instead.
         self.from_csv = (not any(os.path.isdir(os.path.join(d, p))
                                  for p in ("tput", "mem", "pc", "smp"))
@@ -970,9 +969,8 @@ def opt_in_section(run, comps, names):
 
 
 def sample_place(base):
-    """BASE's sample folder under bench/: sample/ for 6.1, sample-BASE/
-    otherwise."""
-    return "sample" if base == "6.1" else f"sample-{base}"
+    """BASE's sample folder, relative to the top: samples/BASE/bench."""
+    return f"samples/{base}/bench"
 
 
 def publish(run, base):
@@ -994,7 +992,7 @@ def publish(run, base):
     name = sample_place(base)
     run_dir = run.d
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sample = os.path.join(top, "bench", name)
+    sample = os.path.join(top, name)
     if os.path.isdir(sample) and os.path.samefile(run_dir, sample):
         # regenerated in place: the sample keeps no gnuplot inputs
         shutil.rmtree(os.path.join(sample, "plotdata"), ignore_errors=True)

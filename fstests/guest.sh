@@ -8,19 +8,13 @@
 # guest, so it is copied to /tmp).  TESTS is a comma-separated list such as
 # generic/001,generic/007.  The disks: vda the ext4 test filesystem, vdb the
 # ext2 one (fs-images recipes), vdc a blank scratch disk that fstests
-# formats itself; all three 2 GiB (check.sh).  CONFIG is one of
-#   ext4 ext2 tmpfs         the default policy (ext2/ext4 lookup, tmpfs
-#                           none with the series)
-#   ext4-all ext4-none      ext4 mounted with negdentry=all / none
-#   tmpfs-lookup            tmpfs mounted with negdentry=lookup
-#                           (these three only where the harness declares
-#                           the series for the driver, ext4=series or
-#                           tmpfs=series: on a kernel without it the option
-#                           does not exist, and the configuration is a SKIP)
-#   nfs3-ext4 nfs4.2-ext4 nfs3-tmpfs nfs4.2-tmpfs
-#                           the loopback NFS server (nfs-test/server.sh)
-#                           exporting test and scratch folders of ext4
-#                           (vda) or of two tmpfs mounts
+# formats itself; all three 2 GiB (check.sh).  CONFIG is one of those
+# declared in fstests/configs: the default policies of ext4, ext2 and
+# tmpfs, ext4 and tmpfs with other negdentry= policies (run only where the
+# harness declares the series for the driver, a SKIP elsewhere), and the
+# loopback NFS server (nfs-test/server.sh) exporting test and scratch
+# folders of ext4 (vda) or of two tmpfs mounts, NFS 3 and 4.2.  An
+# undeclared CONFIG fails.
 # Results: $OUT/CONFIG/fstests.tap (one line per test: ok, not ok, or SKIP
 # with fstests' own "not run" reason or fstests/exclude's), and fstests'
 # own files in $OUT/CONFIG/results/ (check.log, result.xml, *.out.bad,
@@ -68,35 +62,21 @@ excludes() { # CONFIG
 	done <"$top/fstests/exclude"
 }
 
+# declared CONFIG: its line of fstests/configs, "NAME SMOKE NEEDS BASELINE
+# SETTINGS", on stdout; fails for an undeclared one
+declared() { # CONFIG
+	awk -v c="$1" '!/^#/ && $1 == c { print; found = 1 } END { exit !found }' \
+		"$top/fstests/configs"
+}
+
 # fstests' local.config for CONFIG, on stdout
 config() { # CONFIG
-	local vers fs
+	local line
+	line=$(declared "$1") || return 1
 	echo "export TEST_DIR=/mnt/test SCRATCH_MNT=/mnt/scratch"
 	echo "export RESULT_BASE=$OUT/$1/results"
-	case "$1" in
-	ext4 | ext4-all | ext4-none)
-		echo "export FSTYP=ext4 TEST_DEV=/dev/vda SCRATCH_DEV=/dev/vdc"
-		[ "$1" = ext4 ] || echo "export EXT_MOUNT_OPTIONS='-o negdentry=${1#ext4-}'" ;;
-	ext2) echo "export FSTYP=ext2 TEST_DEV=/dev/vdb SCRATCH_DEV=/dev/vdc" ;;
-	tmpfs | tmpfs-lookup)
-		echo "export FSTYP=tmpfs TEST_DEV=tmpfs_test SCRATCH_DEV=tmpfs_scratch"
-		if [ "$1" = tmpfs ]; then
-			echo "export TMPFS_MOUNT_OPTIONS='-o size=1g'"
-		else
-			echo "export TMPFS_MOUNT_OPTIONS='-o size=1g,negdentry=${1#tmpfs-}'"
-		fi ;;
-	nfs*)
-		vers=${1%%-*} vers=${vers#nfs} fs=${1#*-}
-		echo "export FSTYP=nfs"
-		if [ "$vers" = 3 ]; then
-			echo "export TEST_DEV=127.0.0.1:/srv/$fs/test SCRATCH_DEV=127.0.0.1:/srv/$fs/scratch"
-			echo "export NFS_MOUNT_OPTIONS='-o vers=3,nolock'"
-		else
-			echo "export TEST_DEV=127.0.0.1:/$fs/test SCRATCH_DEV=127.0.0.1:/$fs/scratch"
-			echo "export NFS_MOUNT_OPTIONS='-o vers=$vers,clientaddr=127.0.0.1'"
-		fi ;;
-	*) return 1 ;;
-	esac
+	# SETTINGS: the fifth field to the end of the line
+	echo "export $(sed -E 's/^([^ ]+ +){4}//' <<<"$line")"
 }
 
 # watchdog FILE: one hung test must not cost the rest of the run (the
@@ -166,22 +146,24 @@ skip_config() { # CONFIG REASON
 
 nfs=''
 for c in "$@"; do
-	case "$c" in
-	nfs*) nfs="$nfs $c" ;;
-	ext4-* | tmpfs-*)
+	# an undeclared one: run reports it as a failure
+	line=$(declared "$c") || { run "$c"; continue; }
+	read -r _ _ needs _ settings <<<"$line"
+	case "$needs $settings" in
+	*FSTYP=nfs*) nfs="$nfs $c" ;;
+	'- '*) run "$c" ;;
+	*)
 		# a negdentry= mount: only where the harness declares the series
 		# for the driver (ext4 or tmpfs: scripts/variant.sh)
-		v=${c%%-*}
-		load_variant "$v" || NDT_EXPECT=''
+		load_variant "$needs" || NDT_EXPECT=''
 		case "$NDT_EXPECT" in
 		series) run "$c" ;;
-		stock) skip_config "$c" "declared: no negdentry= option: the harness declares this kernel without the series ($v=stock)" ;;
+		stock) skip_config "$c" "declared: no negdentry= option: the harness declares this kernel without the series ($needs=stock)" ;;
 		*)
 			mkdir -p "$OUT/$c"
 			printf 'TAP version 13\n1..1\nnot ok 1 - fstests on %s: the harness declares nothing for %s on this kernel (NDT_EXPECT)\n' \
-				"$c" "$v" >"$OUT/$c/fstests.tap" ;;
+				"$c" "$needs" >"$OUT/$c/fstests.tap" ;;
 		esac ;;
-	*) run "$c" ;;
 	esac
 done
 [ -n "$nfs" ] || exit 0

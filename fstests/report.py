@@ -23,14 +23,14 @@
       every RUN, and no configuration may have results from two RUNs.
 
   report.py publish [--partial] RUN...
-      (make fstests-sample) the summary of the RUNs as
-      fstests/sample/summary.md, and its table, differences and regression
-      count as fstests/sample/excerpt.md, which README.md quotes in a block
-      of scripts/blocks.py; the files of
-      each RUN the report reads in fstests/sample/runs/RUN/, so that a later
-      run can be joined with them (RUN=fstests/sample/runs/RUN).  Refuses
-      runs that lack a configuration of make fstests, unless --partial:
-      then the sample says which configurations it lacks.
+      (make fstests-sample BASE=...) the summary of the RUNs as
+      samples/BASE/fstests/summary.md, and its table, differences and
+      regression count as excerpt.md beside it, which README.md quotes in a
+      block of scripts/blocks.py; the files of each RUN the report reads in
+      samples/BASE/fstests/runs/RUN/, so that a later run can be joined with
+      them (RUN=samples/BASE/fstests/runs/RUN).  Refuses runs of another
+      base's kernels, and runs that lack a configuration of fstests/configs,
+      unless --partial: then the sample says which configurations it lacks.
 """
 import os
 import re
@@ -121,13 +121,33 @@ def read_line(path):
         return None
 
 
-# every configuration of make fstests (fstests/README.md), in report order
-CONFIGS = ['ext4', 'ext4-all', 'ext4-none', 'ext2', 'tmpfs', 'tmpfs-lookup', 'nfs3-ext4',
-           'nfs4.2-ext4', 'nfs3-tmpfs', 'nfs4.2-tmpfs']
-# the configurations that mount with a negdentry= policy, which only kernels
-# with the series have (a SKIP on stock), and the configuration of stock
-# each is compared with; every other configuration with its own
-BASELINE = {'ext4-all': 'ext4', 'ext4-none': 'ext4', 'tmpfs-lookup': 'tmpfs'}
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def declared():
+    """fstests/configs: every configuration of make fstests in report
+    order; those that mount with a negdentry= policy (NEEDS a driver's
+    series: a SKIP on stock), and the configuration of stock each is
+    compared with (BASELINE)."""
+    configs, needs, baseline = [], {}, {}
+    with open(os.path.join(TOP, 'fstests', 'configs')) as f:
+        for line in f:
+            if line.startswith('#') or not line.strip():
+                continue
+            name, _, need, base = line.split()[:4]
+            configs.append(name)
+            baseline[name] = base
+            if need != '-':
+                needs[name] = need
+    return configs, needs, baseline
+
+
+CONFIGS, NEEDS, BASELINE = declared()
+
+
+def words(names):
+    """NAMES as "a, b and c"."""
+    return ' and '.join([', '.join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
 def summary(runs, out, want=()):
@@ -203,10 +223,11 @@ def summary(runs, out, want=()):
                  ', '.join('`%s`' % os.path.basename(os.path.realpath(r)) for r in runs),
                  ', '.join('%s %s' % (k, release[k]) for k in kernels), ' '.join(configs),
                  host_time(runs)), '',
-             'Each cell: run / passed / failed / not run. ext4-all, ext4-none and '
-             'tmpfs-lookup (negdentry=all, none, lookup) exist only with the series '
-             "(stock: the option is refused) and are compared with stock's ext4 and "
-             'tmpfs.', '',
+             'Each cell: run / passed / failed / not run. %s (negdentry=%s) exist '
+             "only with the series (stock: the option is refused) and are compared "
+             "with stock's %s." % (
+                 words(list(NEEDS)), ', '.join(c.split('-', 1)[1] for c in NEEDS),
+                 words(sorted(set(BASELINE[c] for c in NEEDS), key=CONFIGS.index))), '',
              '| configuration | ' + ' | '.join(kernels) + ' |',
              '|---|' + '---|' * len(kernels)]
     missing = []
@@ -301,8 +322,9 @@ def keep(run, dest):
 
 
 def publish(runs, partial=False):
-    """fstests/sample/summary.md, its excerpt and the blocks quoting it."""
-    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    """samples/BASE/fstests/summary.md, its excerpt and the blocks quoting
+    it; BASE is the make variable, and the runs' kernels must be its."""
+    base = os.environ.get('BASE') or '6.1'
     rc, text, missing, regressions = summary(runs, False, CONFIGS)
     run = ' '.join(runs)
     if missing and not partial:
@@ -310,9 +332,16 @@ def publish(runs, partial=False):
                  % (run, '\n'.join(missing)))
     if not any(os.path.isdir(os.path.join(r, 'patched', 'fstests')) for r in runs):
         sys.exit('report.py: refusing to publish %s: no patched kernel in it' % run)
-    sample = os.path.join(top, 'fstests', 'sample')
+    for r in runs:
+        for k in os.listdir(r):
+            rel = read_line(os.path.join(r, k, 'release'))
+            if rel is not None and not rel.startswith(base + '.'):
+                sys.exit("report.py: refusing to publish %s as BASE=%s's sample: its %s "
+                         'kernel is %s' % (r, base, k, rel))
+    where = os.path.join('samples', base, 'fstests')
+    sample = os.path.join(TOP, where)
     # the runs' own files first: a run may come from the old sample
-    kept = os.path.join(top, 'fstests', 'sample.new')
+    kept = sample + '.new'
     if os.path.isdir(kept):
         shutil.rmtree(kept)
     for r in runs:
@@ -329,13 +358,13 @@ def publish(runs, partial=False):
         body += '\n\n**Configurations without results**\n\n' + '\n'.join(missing)
     body = re.sub(r'(?m)^## (.*)$', r'**\1**', body)
     excerpt = (body + '\n\n' + text.rstrip('\n').rsplit('\n', 1)[1]
-               + ' (all of it: fstests/sample/summary.md).')
+               + ' (all of it: %s/summary.md).' % where)
     with open(os.path.join(sample, 'excerpt.md'), 'w') as f:
         f.write(excerpt + '\n')
-    sys.path.insert(0, os.path.join(top, 'scripts'))
+    sys.path.insert(0, os.path.join(TOP, 'scripts'))
     import blocks  # scripts/blocks.py: README.md's block of excerpt.md
     blocks.write()
-    print('published %s: fstests/sample/summary.md, excerpt.md and the blocks of it' % run)
+    print('published %s: %s/summary.md, excerpt.md and the blocks of it' % (run, where))
     if partial:
         # what is missing was asked for: only a regression fails
         return 1 if regressions else 0

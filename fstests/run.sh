@@ -30,8 +30,7 @@ for d in guest nfs-test stress; do
 done
 
 # check.sh's default when FSTESTS_CONFIGS is empty
-echo "${FSTESTS_CONFIGS:-ext4 ext4-all ext4-none ext2 tmpfs tmpfs-lookup nfs3-ext4 nfs4.2-ext4 nfs3-tmpfs nfs4.2-tmpfs}" \
-	>"$run/configs"
+echo "${FSTESTS_CONFIGS:-$(fstests_configs all)}" >"$run/configs"
 start=$SECONDS
 pids=()
 for k in $KERNELS; do

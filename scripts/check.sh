@@ -25,11 +25,8 @@
 #   FSTESTS_TESTS  tests of the fstests suite: "smoke" (default: those
 #            fstests/tests marks smoke), "all" (every test there, make
 #            fstests), or a list
-#   FSTESTS_CONFIGS  its configurations (fstests/guest.sh); default: all
-#            of them (ext4 ext4-all ext4-none ext2 tmpfs tmpfs-lookup
-#            nfs3-ext4 nfs4.2-ext4 nfs3-tmpfs nfs4.2-tmpfs), but for the
-#            smoke tests the local ones and nfs4.2-ext4 (CI's time budget:
-#            each NFS configuration costs about 100 s per kernel)
+#   FSTESTS_CONFIGS  its configurations (fstests/configs); default: all
+#            of them, but for the smoke tests those marked smoke there
 #   FSTESTS_TIMEOUT  seconds one fstests boot may take (default 3600)
 #   FSTESTS_TEST_TIMEOUT  seconds one fstests test may take before the
 #            guest kills it as hung (default 600)
@@ -61,9 +58,9 @@ DEBUG_NFS_VERSIONS=${DEBUG_NFS_VERSIONS:-3 4.2}
 STRESS_FS=${STRESS_FS:-ext4 ext2 tmpfs}
 FSTESTS_TESTS=${FSTESTS_TESTS:-smoke}
 if [ "$FSTESTS_TESTS" = smoke ]; then
-	FSTESTS_CONFIGS=${FSTESTS_CONFIGS:-ext4 ext4-all ext4-none ext2 tmpfs tmpfs-lookup nfs4.2-ext4}
+	FSTESTS_CONFIGS=${FSTESTS_CONFIGS:-$(fstests_configs smoke)}
 else
-	FSTESTS_CONFIGS=${FSTESTS_CONFIGS:-ext4 ext4-all ext4-none ext2 tmpfs tmpfs-lookup nfs3-ext4 nfs4.2-ext4 nfs3-tmpfs nfs4.2-tmpfs}
+	FSTESTS_CONFIGS=${FSTESTS_CONFIGS:-$(fstests_configs all)}
 fi
 FSTESTS_TIMEOUT=${FSTESTS_TIMEOUT:-3600}
 FSTESTS_TEST_TIMEOUT=${FSTESTS_TEST_TIMEOUT:-600}

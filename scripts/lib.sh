@@ -19,6 +19,12 @@ PATCHES=$TOP/patches/$BASE
 # The patches of BASE's series in order, one per line: patches/BASE/series
 # without its comments and blank lines.
 series_patches() { grep -v -e '^#' -e '^$' "$PATCHES/series" || true; }
+# fstests_configs smoke|all: the names of fstests/configs, or of its smoke
+# ones, on one line
+fstests_configs() {
+	awk -v w="$1" '!/^#/ && NF && (w == "all" || $2 == "smoke") { printf "%s%s", s, $1; s = " " }' \
+		"$TOP/fstests/configs"
+}
 BUILD_DIR=${BUILD_DIR:-$TOP/build}
 # RESULTS_ROOT keeps the folder the user gave (or results/) for the
 # scripts this one runs: they see RESULTS_DIR with the base already in it.
