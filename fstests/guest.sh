@@ -51,6 +51,8 @@ fi
 
 # shellcheck source=scripts/variant.sh
 . "$top/scripts/variant.sh"
+# shellcheck source=scripts/tap.sh
+. "$top/scripts/tap.sh"
 
 # exclusions of CONFIG, as fstests' -E file with the reason after '#'
 excludes() { # CONFIG
@@ -112,8 +114,7 @@ run() { # CONFIG
 	local c=$1 res=$OUT/$1 dog
 	mkdir -p "$res/results" /mnt/test /mnt/scratch
 	if ! config "$c" >"$work/local.config"; then
-		printf 'TAP version 13\n1..1\nnot ok 1 - unknown fstests configuration %s\n' \
-			"$c" >"$res/fstests.tap"
+		tap1 "$res/fstests.tap" "not ok" "unknown fstests configuration $c"
 		return 1
 	fi
 	excludes "$c" >"$res/exclude"
@@ -140,8 +141,7 @@ run() { # CONFIG
 
 skip_config() { # CONFIG REASON
 	mkdir -p "$OUT/$1"
-	printf 'TAP version 13\n1..1\nok 1 - fstests on %s # SKIP %s\n' "$1" "$2" \
-		>"$OUT/$1/fstests.tap"
+	skip1 "$OUT/$1/fstests.tap" "fstests on $1" "$2"
 }
 
 nfs=''
@@ -161,8 +161,7 @@ for c in "$@"; do
 		stock) skip_config "$c" "declared: no negdentry= option: the harness declares this kernel without the series ($needs=stock)" ;;
 		*)
 			mkdir -p "$OUT/$c"
-			printf 'TAP version 13\n1..1\nnot ok 1 - fstests on %s: the harness declares nothing for %s on this kernel (NDT_EXPECT)\n' \
-				"$c" "$needs" >"$OUT/$c/fstests.tap" ;;
+			tap1 "$OUT/$c/fstests.tap" "not ok" "fstests on $c: the harness declares nothing for $needs on this kernel (NDT_EXPECT)" ;;
 		esac ;;
 	esac
 done
@@ -188,8 +187,7 @@ if step "mount ext4 (vda) and two tmpfs under /srv" prepare &&
 else
 	for c in $nfs; do
 		mkdir -p "$OUT/$c"
-		printf 'TAP version 13\n1..1\nnot ok 1 - fstests on %s: the NFS server did not start (nfs-server/server.tap)\n' \
-			"$c" >"$OUT/$c/fstests.tap"
+		tap1 "$OUT/$c/fstests.tap" "not ok" "fstests on $c: the NFS server did not start (nfs-server/server.tap)"
 	done
 fi
 server_down

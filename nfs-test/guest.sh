@@ -64,9 +64,8 @@ unsupported() {
 	fi
 }
 
-skip_tap() { # FILE REASON NAME
-	printf 'TAP version 13\n1..1\nok 1 - %s # SKIP %s\n' "$3" "$2" >"$1"
-}
+# shellcheck source=scripts/tap.sh
+. "$top/scripts/tap.sh"
 
 # source and extra mount options of export $1 with NFS version $2
 client_src() {
@@ -90,7 +89,7 @@ client_runs() { # VARIANT
 			out=$OUT/$v-v$vers-$cache
 			mkdir -p "$out"
 			if [ -n "$why" ]; then
-				skip_tap "$out/client.tap" "$why" "NFS $vers client checks"
+				skip1 "$out/client.tap" "NFS $vers client checks" "$why"
 				continue
 			fi
 			timeout -k 5 "$LIMIT" "$bin/nfs-client" "$src" "$extra" "$a" "$b" \
@@ -113,7 +112,7 @@ dentry_counts() { # VARIANT VERS
 	out=$OUT/$1-v$2-all
 	mkdir -p "$out" /mnt/nfs-acct
 	why=$(unsupported "$2") && {
-		skip_tap "$out/dentries.tap" "$why" "NFS $2 dentry counts"
+		skip1 "$out/dentries.tap" "NFS $2 dentry counts" "$why"
 		return
 	}
 	client_src "$1" "$2"

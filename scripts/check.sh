@@ -44,6 +44,8 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/tap.sh
+. "$TOP/scripts/tap.sh"
 
 KERNELS=${KERNELS:-stock patched}
 FS=${FS:-$(cd "$TOP/fs-images" && for c in *.conf; do printf '%s ' "${c%.conf}"; done)}
@@ -179,10 +181,10 @@ run_suite() {
 		v=$(basename "$img" .img)
 		mkdir -p "$out/$v"
 		if e2fsck -fn "$img" >"$out/images/$v.fsck.log" 2>&1; then
-			printf 'TAP version 13\n1..1\nok 1 - e2fsck -fn %s.img: clean\n' "$v"
+			tap1 "$out/$v/fsck.tap" ok "e2fsck -fn $v.img: clean"
 		else
-			printf 'TAP version 13\n1..1\nnot ok 1 - e2fsck -fn %s.img: errors, see images/%s.fsck.log\n' "$v" "$v"
-		fi >"$out/$v/fsck.tap"
+			tap1 "$out/$v/fsck.tap" "not ok" "e2fsck -fn $v.img: errors, see images/$v.fsck.log"
+		fi
 	done
 	return "$rc"
 }

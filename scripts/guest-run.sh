@@ -15,9 +15,8 @@ bin=$1
 tests=$2
 shift 2
 
-fail_tap() { # FILE REASON
-	printf 'TAP version 13\n1..1\nnot ok 1 - %s\n' "$2" >"$1"
-}
+# shellcheck source=scripts/tap.sh
+. "$top/scripts/tap.sh"
 
 # shellcheck source=scripts/variant.sh
 . "$top/scripts/variant.sh"
@@ -30,7 +29,7 @@ for spec in "$@"; do
 	res=$OUT/$variant
 	mkdir -p "$res"
 	if ! mount_variant "$variant" "/dev/$dev" "$mnt" >"$res/mount.log" 2>&1; then
-		fail_tap "$res/mount.tap" "mount of $variant: $(tr '\n' ' ' <"$res/mount.log")"
+		tap1 "$res/mount.tap" "not ok" "mount of $variant: $(tr '\n' ' ' <"$res/mount.log")"
 		rc=1
 		continue
 	fi
@@ -40,7 +39,7 @@ for spec in "$@"; do
 		tail -n 1 "$res/$t.tap"
 	done
 	if ! umount "$mnt" >"$res/umount.log" 2>&1; then
-		fail_tap "$res/umount.tap" "umount $mnt: $(cat "$res/umount.log")"
+		tap1 "$res/umount.tap" "not ok" "umount $mnt: $(cat "$res/umount.log")"
 		rc=1
 	fi
 done

@@ -20,8 +20,10 @@
 #   mempressure-reclaim.tap  the shrinkers ran; -verify.tap as above
 #   fulldisk.tap        ENOSPC and inode exhaustion, leak check
 # then, if ext4 is there:
-#   nfs-ext4/           NFSv3 loopback export of the ext4 image: stress on
-#                       the client, verify on the client and on the server
+#   nfs-ext4/           NFSv3 loopback export of the ext4 image (the
+#                       server of nfs-test/server.sh, its steps in
+#                       server.tap): stress on the client, verify on the
+#                       client and on the server
 # and for ext4 and ext2, on a scratch image (loop device on the guest's
 # /tmp, never the variant's own image, whose fsck must stay clean):
 #   VARIANT-eio/        fail_make_request on the loop device during the
@@ -58,22 +60,8 @@ mkdir -p "$logs"
 
 has_phase() { case " $phases " in *" $1 "*) return 0 ;; esac; return 1; }
 now() { cut -d' ' -f1 /proc/uptime | cut -d. -f1; }
-tap1() { # FILE ok|not ok DESCRIPTION [DIAG...]
-	f=$1 st=$2 d=$3
-	shift 3
-	{
-		printf 'TAP version 13\n1..1\n%s 1 - %s\n' "$st" "$d"
-		for l in "$@"; do printf '# %s\n' "$l"; done
-	} >"$f"
-}
-taprc() { # FILE RC DESCRIPTION [DIAG...]
-	f=$1 rc=$2 d=$3
-	shift 3
-	if [ "$rc" = 0 ]; then tap1 "$f" ok "$d" "$@"; else tap1 "$f" "not ok" "$d" "$@"; fi
-}
-skip1() { # FILE DESCRIPTION REASON
-	printf 'TAP version 13\n1..1\nok 1 - %s # SKIP %s\n' "$2" "$3" >"$1"
-}
+# shellcheck source=scripts/tap.sh
+. "$top/scripts/tap.sh"
 dbg() { cat "/sys/kernel/debug/$1" 2>/dev/null; }
 setdbg() { echo "$2" >"/sys/kernel/debug/$1"; }
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
@@ -239,11 +227,11 @@ phase_mem() { # VARIANT RES MNT SRC
 	i=0
 	while [ ! -f /tmp/hog.ready ] && [ $i -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
 	(
-		n=0
-		trap 'echo $n >/tmp/drops; exit 0' TERM
+		drops=0
+		trap 'echo $drops >/tmp/drops; exit 0' TERM
 		while :; do
 			echo 2 >/proc/sys/vm/drop_caches
-			n=$((n + 1))
+			drops=$((drops + 1))
 			sleep 0.2
 		done
 	) &
@@ -333,67 +321,57 @@ phase_fill() { # VARIANT RES MNT
 	fi
 }
 
-# ---- NFS: minimal NFSv3 loopback export of the ext4 image ----
-nfs_pids=''
-nfs_start() { # EXPORT_DIR
-	mkdir -p /run/rpcbind /var/lib/nfs/v4recovery /mnt/nfs
-	: >/var/lib/nfs/etab
-	: >/var/lib/nfs/rmtab
-	mount -t nfsd nfsd /proc/fs/nfsd || return 1
-	rpcbind -f &
-	nfs_pids="$nfs_pids $!"
-	sleep 1
-	exportfs -o rw,no_root_squash,insecure,no_subtree_check "127.0.0.1:$1" || return 1
-	rpc.mountd -F &
-	nfs_pids="$nfs_pids $!"
-	rpc.nfsd 4 || return 1
-	sleep 1
-	mount -t nfs -o vers=3,nolock 127.0.0.1:"$1" /mnt/nfs
-}
-nfs_stop() {
-	umount /mnt/nfs 2>/dev/null
-	rpc.nfsd 0
-	exportfs -ua
-	for p in $nfs_pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	nfs_pids=''
-	umount /proc/fs/nfsd 2>/dev/null
-}
+# ---- NFS: NFSv3 over the guests' loopback server (nfs-test/server.sh) ----
+# shellcheck source=nfs-test/server.sh
+. "$top/nfs-test/server.sh"
 
 phase_nfs() { # SRC (ext4 device)
-	res=$OUT/nfs-ext4
-	mkdir -p "$res"
+	res=$OUT/nfs-ext4 tap=$OUT/nfs-ext4/server.tap n=0
+	mkdir -p "$res" /srv/ext4 /mnt/nfs
+	printf 'TAP version 13\n' >"$tap"
 	load_conf ext4
-	if ! do_mount "$FSTYPE" "$1" /mnt/ext4 "$MOUNT_OPTS" >"$res/mount.log" 2>&1; then
+	if ! do_mount "$FSTYPE" "$1" /srv/ext4 "$MOUNT_OPTS" >"$res/mount.log" 2>&1; then
 		tap1 "$res/stress.tap" "not ok" "mount ext4 for the NFS export" "$(cat "$res/mount.log")"
+		printf '1..%d\n' "$n" >>"$tap"
 		rc=1
 		return
 	fi
-	if ! nfs_start /mnt/ext4 >"$res/nfs-start.log" 2>&1; then
+	if ! server_up /srv/ext4 ||
+		! mount -t nfs -o vers=3,nolock 127.0.0.1:/srv/ext4 /mnt/nfs >"$res/nfs-mount.log" 2>&1; then
 		tap1 "$res/stress.tap" "not ok" \
-			"stress over NFSv3 loopback of ext4: NFS server or mount did not start: $(tail -n 3 "$res/nfs-start.log" | tr '\n' ' ')"
+			"stress over NFSv3 loopback of ext4: the NFS server (server.tap) or the mount (nfs-mount.log) did not start"
 		rc=1
-		nfs_stop >/dev/null 2>&1
-		umount /mnt/ext4
+		umount /mnt/nfs 2>/dev/null
+		server_down
+		! grep -q ' /proc/fs/nfsd ' /proc/mounts ||
+			step "unmount /proc/fs/nfsd" umount /proc/fs/nfsd
+		printf '1..%d\n' "$n" >>"$tap"
+		umount /srv/ext4
 		return
 	fi
 	mkdir -p "$logs/nfs"
 	run "$res/stress.tap" "$bin/ndstress" run /mnt/nfs -t nfs -N -p "$procs" -n "$nfs_ops" \
-		-s $((seed + 3)) -r /mnt/ext4 -M /tmp/nfs.manifest -l "$logs/nfs"
+		-s $((seed + 3)) -r /srv/ext4 -M /tmp/nfs.manifest -l "$logs/nfs"
 	# the client's view after remounting the client
-	umount /mnt/nfs && mount -t nfs -o vers=3,nolock 127.0.0.1:/mnt/ext4 /mnt/nfs ||
+	umount /mnt/nfs && mount -t nfs -o vers=3,nolock 127.0.0.1:/srv/ext4 /mnt/nfs ||
 		rc=1
 	run "$res/client-verify.tap" "$bin/ndstress" verify /mnt/nfs -t nfs -N -M /tmp/nfs.manifest
-	nfs_stop >>"$res/nfs-start.log" 2>&1
+	umount /mnt/nfs || rc=1
+	server_down
+	! grep -q ' /proc/fs/nfsd ' /proc/mounts ||
+		step "unmount /proc/fs/nfsd" umount /proc/fs/nfsd
+	printf '1..%d\n' "$n" >>"$tap"
+	grep -q '^not ok' "$tap" && rc=1
 	# the server's filesystem, with link counts, after umount+mount
-	if umount /mnt/ext4 && do_mount "$FSTYPE" "$1" /mnt/ext4 "$MOUNT_OPTS"; then
-		run "$res/server-verify.tap" "$bin/ndstress" verify /mnt/ext4 -t nfs \
+	if umount /srv/ext4 && do_mount "$FSTYPE" "$1" /srv/ext4 "$MOUNT_OPTS"; then
+		run "$res/server-verify.tap" "$bin/ndstress" verify /srv/ext4 -t nfs \
 			-M /tmp/nfs.manifest
 	else
 		tap1 "$res/server-verify.tap" "not ok" "umount and mount ext4 after the NFS run"
 		rc=1
 	fi
 	grep -q '^not ok' "$res"/*.tap && cp -r "$logs/nfs" "$res/logs"
-	umount /mnt/ext4 || rc=1
+	umount /srv/ext4 || rc=1
 }
 
 # ---- I/O errors on a scratch copy of the variant ----
