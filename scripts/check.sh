@@ -98,10 +98,12 @@ fstests_list() {
 # guest passes each variant's part to its tests as NDT_EXPECT
 # (scripts/variant.sh, guest/ndt.h).  stock behaves as Debian's BASE kernel; patched
 # and debug as the series promises; step-N as the first N patches do: a
-# driver is "series" once a patch for it (subject "ext2:", "ext4:" or
-# "shmem:") is applied.  EXPECT=series holds every kernel to the full series.
+# driver is "series" once a patch for it (its subject prefix in
+# scripts/drivers) is applied.  EXPECT=series holds every kernel to the
+# full series.  scripts/drivers' header shows the way to the verdict.
 kernel_expect() {
-	local k=$1 d n=0 p subj applied=''
+	local k=$1 d n=0 p subj applied='' all
+	all=$(awk '!/^#/ && NF { printf "%s ", $1 }' "$TOP/scripts/drivers")
 	case "$k" in
 	stock) applied='' ;;
 	step-[0-9]*)
@@ -109,16 +111,14 @@ kernel_expect() {
 			n=$((n + 1))
 			[ "$n" -le "${k#step-}" ] || break
 			subj=$(sed -n 's/^Subject: \[PATCH[^]]*\] *\([a-z0-9]*\):.*/\1/p' "$PATCHES/$p")
-			case "$subj" in
-			ext2 | ext4) applied+=" $subj" ;;
-			shmem) applied+=" tmpfs" ;;
-			*) die "patches/$BASE/$p: subject prefix '$subj' is none of ext2, ext4, shmem" ;;
-			esac
+			d=$(awk -v s="$subj" '!/^#/ && $2 == s { print $1 }' "$TOP/scripts/drivers")
+			[ -n "$d" ] || die "patches/$BASE/$p: subject prefix '$subj' is no PREFIX of scripts/drivers"
+			applied+=" $d"
 		done < <(series_patches) ;;
-	*) applied='ext2 ext4 tmpfs' ;;
+	*) applied=$all ;;
 	esac
-	[ "${EXPECT:-}" != series ] || applied='ext2 ext4 tmpfs'
-	for d in ext2 ext4 tmpfs; do
+	[ "${EXPECT:-}" != series ] || applied=$all
+	for d in $all; do
 		case " $applied " in
 		*" $d "*) printf '%s=series ' "$d" ;;
 		*) printf '%s=stock ' "$d" ;;

@@ -37,7 +37,22 @@ import summary  # noqa: E402
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RULES = os.path.join(TOP, 'scripts', 'prove-rules')
 STATES = ('stock', 'partial', 'series')
-DRIVERS = ('ext2', 'ext4', 'tmpfs')
+def read_drivers():
+    """scripts/drivers: the drivers in order, the driver of each patch
+    subject prefix, the driver of each mount type."""
+    drivers, prefix, fstype = [], {}, {}
+    with open(os.path.join(TOP, 'scripts', 'drivers')) as f:
+        for line in f:
+            if line.startswith('#') or not line.strip():
+                continue
+            d, p, *types = line.split()
+            drivers.append(d)
+            prefix[p] = d
+            fstype.update((t, d) for t in types)
+    return tuple(drivers), prefix, fstype
+
+
+DRIVERS, PREFIX_DRIVER, FSTYPE_DRIVER = read_drivers()
 SUBJECT = re.compile(r'^Subject: \[PATCH[^]]*\] *([a-z0-9]*):', re.M)
 GUEST_BROKEN = {'124', '125'}
 MARK = 'prove-tests record:'
@@ -87,9 +102,9 @@ def patch_drivers(b):
         with open(os.path.join(TOP, 'patches', b, name)) as f:
             m = SUBJECT.search(f.read())
         subj = m.group(1) if m else ''
-        if subj not in ('ext2', 'ext4', 'shmem'):
-            die(f'patches/{b}/{name}: subject prefix "{subj}" is none of ext2, ext4, shmem')
-        out.append('tmpfs' if subj == 'shmem' else subj)
+        if subj not in PREFIX_DRIVER:
+            die(f'patches/{b}/{name}: subject prefix "{subj}" is no PREFIX of scripts/drivers')
+        out.append(PREFIX_DRIVER[subj])
     return out
 
 
@@ -132,7 +147,7 @@ def variant_driver(variant):
     with open(path) as f:
         m = re.search(r'^FSTYPE=(\S+)', f.read(), re.M)
     fstype = m.group(1) if m else ''
-    return 'ext4' if fstype == 'ext3' else fstype
+    return FSTYPE_DRIVER.get(fstype, fstype)
 
 
 def group_driver(suite, group):

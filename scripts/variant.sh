@@ -28,10 +28,9 @@ load_variant() { # NAME
 	# shellcheck source=/dev/null
 	. "$top/fs-images/$1.conf"
 	NDT_MOUNT_OPTS=$MOUNT_OPTS NDT_FEATURES=$FEATURES NDT_EXPECT=''
-	case "$FSTYPE" in
-	ext3) driver=ext4 ;;
-	*) driver=$FSTYPE ;;
-	esac
+	# the driver that serves FSTYPE (scripts/drivers)
+	driver=$(awk -v t="$FSTYPE" '!/^#/ { for (i = 3; i <= NF; i++) if ($i == t) print $1 }' \
+		"$top/scripts/drivers")
 	for e in ${NDT_KERNEL_EXPECT:-}; do
 		[ "${e%%=*}" != "$driver" ] || NDT_EXPECT=${e#*=}
 	done
