@@ -14,7 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int tap_num, tap_failed;
+/*
+ * The test count and the failures: one pair per program, also for one
+ * built from several files (stress/ndstress), hence weak rather than
+ * static.
+ */
+__attribute__((weak)) int tap_num, tap_failed;
 
 static inline void tap_plan(int n)
 {
