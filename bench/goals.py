@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The report's goals (bench/report.py): each goal of workloads.GOALS and
+the count goals judged from a run's ratios, met or missed."""
+
+from benchdata import *  # noqa: F401,F403
+
+
+def count_goal(sd, pd, goal):
+    """The result and verdict of a goal on the negative dentries a workload
+    left: patched at most GOAL of stock, judged only when stock left at
+    least 100."""
+    if sd >= 100:
+        r = pd / sd
+        return (f"{r:.4f} ({fmt(pd, 0)} vs {fmt(sd, 0)})",
+                "met" if r <= goal else f"MISSED by {r - goal:.4f}")
+    return (f"n/a: stock leaves {fmt(sd, 0)}, patched {fmt(pd, 0)}",
+            "met (stock keeps none either)" if pd < 100 else "MISSED (patched keeps them)")
+
+
+def goal_rows(run, comps):
+    rows = []
+    # memory goals: growth after the reproducer, default policy
+    for fs in FSS:
+        for what, idx in (("negative dentries", 2), ("dentry slab (active)", 3)):
+            g = mem_growth(run, fs, idx)
+            if not g:
+                continue
+            sd, pd = g
+            # a ratio only where stock grows measurably (>= 1000 dentries
+            # or 1 MiB); below that SLUB's per-CPU slabs dominate
+            if sd >= (1000 if idx == 2 else 2**20):
+                r = pd / sd
+                res = f"{r:.4f} ({fmt(pd, 0)} vs {fmt(sd, 0)})"
+                ok = "met" if r <= 0.01 else f"MISSED by {r - 0.01:.4f}"
+            else:
+                res = f"n/a: stock grows {fmt(sd, 0)}, patched {fmt(pd, 0)}"
+                lim = 1000 if idx == 2 else 2**20
+                ok = ("met (stock keeps none either)" if pd < lim
+                      else "MISSED (patched grows)")
+            rows.append((f"{what} after reproducer, {fs}", "<= 0.01", res, ok))
+    # the negative dentries the mix workloads' spools left
+    fss, goal = COUNT_GOAL
+    for fs in fss:
+        g = run.count_sum(fs, "patched", "default")
+        if not g:
+            continue
+        sd, pd = g
+        res, ok = count_goal(sd, pd, goal)
+        rows.append((f"negative dentries the spools left, mix workloads, {fs}",
+                     f"<= {goal:.2f}", res, ok))
+    # the negative dentries fs_mark and postmark left
+    tools, fss, goal = TOOL_COUNT_GOAL
+    for wl in tools:
+        for fs in fss:
+            sd = run.count("stock", fs, "default", wl)
+            pd = run.count("patched", fs, "default", wl)
+            if sd is None or pd is None:
+                continue
+            res, ok = count_goal(sd, pd, goal)
+            rows.append((f"negative dentries {wl} left, {fs}", f"<= {goal:.2f}", res, ok))
+    by = {(c["workload"], c["fs"], c["policy"]): c for c in comps}
+    for wl, fss, goal in GOALS:
+        for fs in fss:
+            c = by.get((wl, fs, "default"))
+            if not c:
+                continue
+            r = c["ratio"]
+            res = f"{r:.4f} [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
+            if r >= goal:
+                ok = "met" if c["ratio_min"] >= goal else "met (median; min below)"
+            else:
+                ok = f"MISSED by {goal - r:.4f}"
+                # what keeping every negative dentry gives: the most any
+                # decision inside ->d_delete can reach
+                a = by.get((wl, fs, "all"))
+                if a:
+                    ok += f" (negdentry=all: {a['ratio']:.4f})"
+            rows.append((f"{wl}, {fs}", f">= {goal:.2f}", res, ok))
+    return rows
