@@ -101,7 +101,7 @@ fstests: kernels
 	bash fstests/run.sh
 
 ## fstests-sample: make the last make fstests report BASE's committed sample
-##   (samples/BASE/fstests/, its excerpt, and README.md's block of it);
+##   (samples/BASE/fstests/, its excerpt, and samples/README.md's block of it);
 ##   RUN="DIR..." joins runs of the same kernels that ran different
 ##   configurations (e.g. samples/BASE/fstests/runs/NAME and a new run);
 ##   PARTIAL=1 publishes runs that lack configurations, saying which
@@ -122,7 +122,7 @@ bench-scale: kernels
 	BENCH_PARTS="$(or $(BENCH_PARTS),scale mountmem filebench)" bash bench/run.sh
 
 ## scale-sample: make the last bench-scale report BASE's committed sample
-##   (samples/BASE/scale/, its block in README.md and the numbers of
+##   (samples/BASE/scale/, its block in samples/README.md and the numbers of
 ##   patches/BASE/'s cover letter and commit messages; RUN=DIR for another)
 scale-sample:
 	python3 bench/scale_report.py --publish $(or $(RUN),$(RESULTS)/bench-latest)

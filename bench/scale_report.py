@@ -3,7 +3,7 @@
 
     scale_report.py RUN_DIR
     scale_report.py --publish RUN_DIR   also copy it to samples/BASE/scale/
-                                        and its headline into README.md's
+                                        and its headline into samples/README.md's
                                         block for BASE (BASE from the
                                         environment, default 6.1); refused
                                         (exit 1) if a boot failed or a

@@ -25,7 +25,7 @@
   report.py publish [--partial] RUN...
       (make fstests-sample BASE=...) the summary of the RUNs as
       samples/BASE/fstests/summary.md, and its table, differences and
-      regression count as excerpt.md beside it, which README.md quotes in a
+      regression count as excerpt.md beside it, which samples/README.md quotes in a
       block of scripts/blocks.py; the files of each RUN the report reads in
       samples/BASE/fstests/runs/RUN/, so that a later run can be joined with
       them (RUN=samples/BASE/fstests/runs/RUN).  Refuses runs of another
@@ -362,7 +362,7 @@ def publish(runs, partial=False):
     with open(os.path.join(sample, 'excerpt.md'), 'w') as f:
         f.write(excerpt + '\n')
     sys.path.insert(0, os.path.join(TOP, 'scripts'))
-    import blocks  # scripts/blocks.py: README.md's block of excerpt.md
+    import blocks  # scripts/blocks.py: samples/README.md's block of excerpt.md
     blocks.write()
     print('published %s: %s/summary.md, excerpt.md and the blocks of it' % (run, where))
     if partial:
