@@ -5,7 +5,7 @@
     report.py --publish RUN_DIR    also copy the report to BASE's sample
                                    (samples/BASE/bench/; BASE from the
                                    environment) and its headline table into
-                                   README.md; refused (exit 1) if a boot
+                                   samples/README.md; refused (exit 1) if a boot
                                    failed or the kernels are not BASE's
 
 Reads RUN_DIR/{mem,pc,tput}/*/{raw.txt,boot-rc} (written by bench/guest.sh
