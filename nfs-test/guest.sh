@@ -180,8 +180,6 @@ server_down
 for v in $variants; do
 	step "unmount /srv/$v" umount "/srv/$v"
 done
-! grep -q ' /proc/fs/nfsd ' /proc/mounts ||
-	step "unmount /proc/fs/nfsd" umount /proc/fs/nfsd
 step "kernel log has no warnings (dmesg)" kernel_log_clean
 printf '1..%d\n' "$n" >>"$tap"
 cat "$tap"

@@ -11,7 +11,8 @@
 #                       and /srv as the NFSv4 pseudo-root, start mountd,
 #                       nfsdcld and nfsd, end the grace period; stops at
 #                       the first failed step and returns non-zero
-#   server_down         stop whatever server_up started
+#   server_down         stop whatever server_up started, and unmount the
+#                       nfsd filesystem
 #   V4ROOT              /srv (a tmpfs of guest-init.sh): NFSv4 paths are
 #                       relative to it
 #
@@ -175,4 +176,6 @@ server_down() {
 		step "unmount rpc_pipefs" umount /var/lib/nfs/rpc_pipefs
 	[ -z "$rpcbind_pid" ] || step "stop rpcbind" stop_pid "$rpcbind_pid"
 	mountd_pid='' rpcbind_pid='' nfsdcld_pid=''
+	! grep -q ' /proc/fs/nfsd ' /proc/mounts ||
+		step "unmount /proc/fs/nfsd" umount /proc/fs/nfsd
 }

@@ -325,6 +325,12 @@ phase_fill() { # VARIANT RES MNT
 # shellcheck source=nfs-test/server.sh
 . "$top/nfs-test/server.sh"
 
+# server_down, then server.tap's plan
+nfs_server_down() {
+	server_down
+	printf '1..%d\n' "$n" >>"$tap"
+}
+
 phase_nfs() { # SRC (ext4 device)
 	res=$OUT/nfs-ext4 tap=$OUT/nfs-ext4/server.tap n=0
 	mkdir -p "$res" /srv/ext4 /mnt/nfs
@@ -332,7 +338,7 @@ phase_nfs() { # SRC (ext4 device)
 	load_conf ext4
 	if ! do_mount "$FSTYPE" "$1" /srv/ext4 "$MOUNT_OPTS" >"$res/mount.log" 2>&1; then
 		tap1 "$res/stress.tap" "not ok" "mount ext4 for the NFS export" "$(cat "$res/mount.log")"
-		printf '1..%d\n' "$n" >>"$tap"
+		nfs_server_down
 		rc=1
 		return
 	fi
@@ -342,10 +348,7 @@ phase_nfs() { # SRC (ext4 device)
 			"stress over NFSv3 loopback of ext4: the NFS server (server.tap) or the mount (nfs-mount.log) did not start"
 		rc=1
 		umount /mnt/nfs 2>/dev/null
-		server_down
-		! grep -q ' /proc/fs/nfsd ' /proc/mounts ||
-			step "unmount /proc/fs/nfsd" umount /proc/fs/nfsd
-		printf '1..%d\n' "$n" >>"$tap"
+		nfs_server_down
 		umount /srv/ext4
 		return
 	fi
@@ -357,10 +360,7 @@ phase_nfs() { # SRC (ext4 device)
 		rc=1
 	run "$res/client-verify.tap" "$bin/ndstress" verify /mnt/nfs -t nfs -N -M /tmp/nfs.manifest
 	umount /mnt/nfs || rc=1
-	server_down
-	! grep -q ' /proc/fs/nfsd ' /proc/mounts ||
-		step "unmount /proc/fs/nfsd" umount /proc/fs/nfsd
-	printf '1..%d\n' "$n" >>"$tap"
+	nfs_server_down
 	grep -q '^not ok' "$tap" && rc=1
 	# the server's filesystem, with link counts, after umount+mount
 	if umount /srv/ext4 && do_mount "$FSTYPE" "$1" /srv/ext4 "$MOUNT_OPTS"; then
