@@ -49,8 +49,7 @@ def goal_rows(run, comps):
         rows.append((f"negative dentries the spools left, mix workloads, {fs}",
                      f"<= {goal:.2f}", res, ok))
     # the negative dentries fs_mark and postmark left
-    tools, fss, goal = TOOL_COUNT_GOAL
-    for wl in tools:
+    for wl, goal, fss in COUNT_GOALS:
         for fs in fss:
             sd = run.count("stock", fs, "default", wl)
             pd = run.count("patched", fs, "default", wl)

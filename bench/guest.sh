@@ -10,8 +10,11 @@
 #   pc      page cache protection: a hot file on ext4 and the spool workload
 #           on FS (keys: FS, HOT_MIB, SPOOL_OPS, CHUNK)
 #   tput    the timed workloads on each filesystem of FSS under every
-#           policy in POLICIES, and stress-ng on ext4 under the default
-#           policy (STRESS=1; keys: the ops counts below); under the
+#           policy in POLICIES: the ndbench calls of the file RUNS, one
+#           per line, "every WORKLOAD ARGS..." (every policy) or "default
+#           WORKLOAD ARGS..." (default policy only), in order (bench/run.sh
+#           writes it from bench/workloads.py), and stress-ng on ext4 under the default
+#           policy (STRESS=1; keys SNG_*); under the
 #           default policy also fs_mark, postmark and dbench on each
 #           filesystem of FSS (TOOLS=1; keys FSMARK_*, PM_*, DBENCH_*),
 #           and readdir + rmdir after lookup misses on tmpfs, if FSS has
@@ -71,24 +74,17 @@ part=$1 bin=$2
 shift 2
 # defaults, overridden by KEY=VALUE arguments
 ROUNDS=10 N=10000 FS=ext4 HOT_MIB=192 SPOOL_OPS=80000 CHUNK=8000
-MISS=40000 RELOCK=2000 FILESET=2000 WEBPROXY=500 NEWNAMES=2000
-STAT=30000 OPENCLOSE=20000 NFILES=1000
-# MIXLOCK: iterations of mixlock/mixlocksame at 1:1 (4:1 and 1:4 do 2/5 as
-# many: the same number of create+unlink cycles); SHORT_NFILES: the names
-# of the short fileset
-MIXLOCK=1000 HELDLOCK=1000 SHORTFILESET=4000 SHORT_NFILES=100
-SNG_DENTRY=1000 SNG_TOUCH=1000 SNG_FILENAME=200 SNG_LINK=1 SNG_RENAME=1000
-SNG_DIR=500 STRESS=1 POLICIES='' DISKS='' FSS='ext2 ext4 tmpfs'
-# the field's tools, default policy only: fs_mark creates FSMARK_N empty
-# files in each of FSMARK_DIRS directories (one thread each), then every
-# file is unlinked (timed); postmark: PM_NUMBER files of PM_SIZE bytes,
-# PM_TRANS transactions; dbench: DBENCH_CLIENTS clients for DBENCH_T
-# seconds (at least 2: with 1 dbench reports 0 MB/s); negdir (tmpfs,
-# under each policy of NEGDIR_POLICIES that POLICIES has): NEGDIR_FILES
-# files, NEGDIR_MISSES lookup misses, NEGDIR_PASSES readdirs
-TOOLS=1 FSMARK_DIRS=4 FSMARK_N=1000 PM_NUMBER=500 PM_TRANS=2000
-PM_SIZE='500 4096' DBENCH_T=2 DBENCH_CLIENTS=1
-NEGDIR_POLICIES=default NEGDIR_MISSES=100000 NEGDIR_FILES=10 NEGDIR_PASSES=100
+RUNS='' STRESS=1 POLICIES='' DISKS='' FSS='ext2 ext4 tmpfs'
+# The tput part's sizes have no default here: bench/run.sh gives them all
+# (bench/workloads.py's SIZES).  The field's tools, default policy only:
+# fs_mark creates FSMARK_N empty files in each of FSMARK_DIRS directories
+# (one thread each), then every file is unlinked (timed); postmark:
+# PM_NUMBER files of PM_SIZE bytes, PM_TRANS transactions; dbench:
+# DBENCH_CLIENTS clients for DBENCH_T seconds (at least 2: with 1 dbench
+# reports 0 MB/s); negdir (tmpfs, under each policy of NEGDIR_POLICIES
+# that POLICIES has): NEGDIR_FILES files, NEGDIR_MISSES lookup misses,
+# NEGDIR_PASSES readdirs; stress-ng: SNG_STRESSOR ops of each
+TOOLS=1 PM_SIZE='500 4096' NEGDIR_POLICIES=default
 SMP_FILES='1 8' SMP_OPS=20000
 FB_PREFIX='' FB_WORKLOADS='webproxy fileserver varmail' FB_WARM=10 FB_RUN=20
 BIGDIR_OTHERS='10000 100000' BIGDIR_FILES=1000 BIGDIR_OPS=2000
@@ -108,6 +104,8 @@ uname -r >"$OUT/uname"
 case "$part" in
 mem | tput | filebench | scale | mountmem) [ -n "$POLICIES" ] || { echo "guest.sh: $part: no POLICIES given" >&2; exit 2; } ;;
 esac
+[ "$part" != tput ] || [ -f "$RUNS" ] ||
+	{ echo "guest.sh: tput: no RUNS file '$RUNS' (bench/run.sh writes it from bench/workloads.py)" >&2; exit 2; }
 policies() { echo "$POLICIES"; }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -280,27 +278,12 @@ tput)
 		for fs in $FSS; do
 			mount_fs "$fs" "$p"
 			d=/mnt/$fs/bench
-			ws="miss:$MISS relock:$RELOCK fileset:$NFILES:$FILESET"
-			ws="$ws webproxy:$NFILES:$WEBPROXY newnames:$NEWNAMES"
-			# a spool next to a lock file (SPOOL:LOCK per iteration),
-			# in two directories and in one; a lock file unlinked
-			# while open; a short fileset of names that come back soon
-			m=$((MIXLOCK * 2 / 5))
-			for mix in mixlock mixlocksame; do
-				ws="$ws $mix:1:1:$MIXLOCK $mix:4:1:$m $mix:1:4:$m"
-			done
-			ws="$ws heldlock:$HELDLOCK shortfileset:$SHORT_NFILES:$SHORTFILESET"
-			# existing files never reach the policy switch: default only
-			[ "$p" != default ] ||
-				ws="$ws stat:$NFILES:$STAT openclose:$NFILES:$OPENCLOSE"
-			for w in $ws; do
-				w=$(echo "$w" | tr : ' ')
+			while read -r when w args; do
+				[ "$when" = every ] || [ "$p" = default ] || continue
 				# shellcheck disable=SC2086 # a list
-				set -- $w
-				"$bin/ndbench" "$1" "$d/$1" "$2" ${3:+"$3"} ${4:+"$4"} |
-					tag "$fs" "$p"
-				rm -rf "${d:?}/$1"
-			done
+				"$bin/ndbench" "$w" "$d/$w" $args </dev/null | tag "$fs" "$p"
+				rm -rf "${d:?}/$w"
+			done <"$RUNS"
 			umount "/mnt/$fs"
 		done
 		# the field's tools (default policy only) and negdir (tmpfs,
@@ -322,6 +305,7 @@ tput)
 			# cost readdir and rmdir (tmpfs: stock keeps none; patched
 			# keeps them under negdentry=lookup, its opt-in there)
 			if [ "$negdir_on" = 1 ] && [ "$fs" = tmpfs ]; then
+				# shellcheck disable=SC2153 # sizes from bench/run.sh
 				"$bin/ndbench" negdir "$d/negdir" "$NEGDIR_MISSES" \
 					"$NEGDIR_FILES" "$NEGDIR_PASSES" | tag "$fs" "$p"
 				rm -rf "${d:?}/negdir"

@@ -196,12 +196,12 @@ def write_headline(run, comps):
         if sd is None or pd is None:
             return "not run"
         cell = f"{fmt(pd, 0)} vs {fmt(sd, 0)}"
-        tools, fss, goal = TOOL_COUNT_GOAL
+        goal, fss = BY_NAME[wl].count_goal
         return f"**{cell}**" if fs in fss and pd > goal * sd else cell
 
-    for wl in TOOL_COUNT_GOAL[0]:
+    for wl, goal, _ in COUNT_GOALS:
         rows.append([f"negative dentries {wl} left (patched vs stock)",
-                     f"<= {TOOL_COUNT_GOAL[2]:.2f}"] + [tool_count_cell(wl, fs) for fs in FSS])
+                     f"<= {goal:.2f}"] + [tool_count_cell(wl, fs) for fs in FSS])
     names = headline_names(run)
     for wl, fss, goal in GOALS:
         row = [names.get(wl, wl), f">= {goal:.2f}"]
@@ -218,9 +218,7 @@ def write_headline(run, comps):
     # window, and the two-CPU rows with their own noise floor (plain TCG:
     # host time); a row without data in any column (a run made before it)
     # is left out
-    extra = [("newnames-reclaim", names["newnames-reclaim"])]
-    extra += [(w, "2 vCPUs, plain TCG, noise floor in brackets: " + t.split(": ", 1)[1])
-              for w, t, _ in WORKLOADS if w in SMP]
+    extra = [(w.name, names[w.name]) for w in REPORT if w.goal is None]
     for wl, label in extra:
         row = [label, "-"]
         for fs in FSS:
@@ -274,29 +272,9 @@ def misses(run):
 
 
 def headline_names(run):
-    """The headline's name of each workload."""
-    names = {"miss": "lookup misses", "newnames": "always-new names",
-             "newnames-reclaim": "always-new names" + STEADY_STATE,
-             "stat": "stat() of existing files", "openclose": "open+close of existing files",
-             "relock": "delete-then-create, same name at once (lock file)",
-             "fileset": "delete-then-create, names back after others (fileset)",
-             "webproxy": "webproxy-like (fileset + write + reads)",
-             "heldlock": "spool + lock file unlinked while open",
-             "shortfileset": "short fileset (random create/unlink of few names)",
-             "fsmark": "fs_mark create + unlink (files/s)",
-             "postmark": "postmark (transactions/s)",
-             "dbench": "dbench (its MB/s)",
-             "negdir-readdir": f"readdir of a small directory after {misses(run)} lookup misses "
-             "in it (tmpfs)",
-             "negdir-rmdir": "rmdir of that directory, its files unlinked (tmpfs)"}
-    for wl in COUNTED:
-        m = re.match(r"(mixlock|mixlocksame)-(\d+:\d+)$", wl)
-        if m:
-            names[wl] = (f"spool + lock file, {m.group(2)}, "
-                         + ("two dirs" if m.group(1) == "mixlock" else "one dir"))
-    for wl, base in MIX_RECLAIM.items():
-        names[wl] = names.get(base, base) + STEADY_STATE
-    return names
+    """The headline's name of each workload (workloads.py), {misses} as the
+    run's NEGDIR_MISSES."""
+    return {w.name: w.headline.format(misses=misses(run)) for w in REPORT}
 
 
 def opt_in_section(run, comps, names):
@@ -479,15 +457,10 @@ def write_summary(run, comps, pngs):
 
     # ---- throughput tables
     unit_mode = "emulated, " + ("icount" if mode == "icount" else "plain TCG")
-    sec = {"miss": 3, "relock": 4, "fileset": 4, "webproxy": 4, "newnames": 5,
-           "newnames-reclaim": 5, "stat": 6, "openclose": 6, "fsmark": 8, "postmark": 8,
-           "dbench": 8, "negdir-readdir": 9, "negdir-rmdir": 9}
-    sec.update({w: 10 for w in SMP})
-    workload_tables(L, run, comps, [w for w in WORKLOADS if w[0] not in LATE + SMP], sec,
-                    unit_mode)
+    workload_tables(L, run, comps, [w for w in REPORT if not (w.late or w.smp)], unit_mode)
     stress_table(L, comps, unit_mode)
-    workload_tables(L, run, comps, [w for w in WORKLOADS if w[0] in LATE], sec, unit_mode)
-    workload_tables(L, run, comps, [w for w in WORKLOADS if w[0] in SMP], sec,
+    workload_tables(L, run, comps, [w for w in REPORT if w.late], unit_mode)
+    workload_tables(L, run, comps, [w for w in REPORT if w.smp],
                     "emulated, plain TCG, 2 vCPUs: host time, see the noise floor")
     if "ratios.png" in pngs:
         L.append("## Plots\n")
@@ -506,82 +479,9 @@ def write_summary(run, comps, pngs):
         f.write("\n".join(L))
 
 
-# the notes of the spool + lock file workloads' steady state (MIX_RECLAIM)
-MIX_RECLAIM_NOTE = (
-    "The `{w}` loop of the table above, plus `echo 2 > /proc/sys/vm/drop_caches` right "
-    "after it, timed together (as `newnames-reclaim`): stock leaves one negative dentry "
-    "per spool name (ext2, ext4) and frees it here (as memory pressure would, later); "
-    "patched freed it at each unlink, inside the loop. The table above's ratio is the "
-    "short window, this one the steady state; the negative dentries counted above were "
-    "taken before the reclaim.")
-
-TOOL_NOTES = {
-    "smpopen-8": "Two threads at once, each SMP_OPS x open(O_RDONLY)+close() of 8 files, round robin, in a guest with 2 vCPUs under "
-              "plain TCG (icount runs one vCPU), boots one at a time on an otherwise idle "
-              "host: with `->d_delete` set, every final dput() takes the dentry's d_lock, "
-              "which the two CPUs then share. Host time, not instructions: only a ratio "
-              "outside the stock/stock noise floor means something. Default policy only.",
-    "smpopen-1": "Two threads at once, each SMP_OPS x open(O_RDONLY)+close() of one file, in a guest with 2 vCPUs under "
-              "plain TCG (icount runs one vCPU), boots one at a time on an otherwise idle "
-              "host: with `->d_delete` set, every final dput() takes the dentry's d_lock, "
-              "which the two CPUs then share. Host time, not instructions: only a ratio "
-              "outside the stock/stock noise floor means something. Default policy only.",
-    "smpstat-8": "Two threads at once, each SMP_OPS x stat() of 8 files, round robin, in a guest with 2 vCPUs under "
-              "plain TCG (icount runs one vCPU), boots one at a time on an otherwise idle "
-              "host: with `->d_delete` set, every final dput() takes the dentry's d_lock, "
-              "which the two CPUs then share. Host time, not instructions: only a ratio "
-              "outside the stock/stock noise floor means something. Default policy only.",
-    "smpstat-1": "Two threads at once, each SMP_OPS x stat() of one file, in a guest with 2 vCPUs under "
-              "plain TCG (icount runs one vCPU), boots one at a time on an otherwise idle "
-              "host: with `->d_delete` set, every final dput() takes the dentry's d_lock, "
-              "which the two CPUs then share. Host time, not instructions: only a ratio "
-              "outside the stock/stock noise floor means something. Default policy only.",
-    "newnames-reclaim": "The always-new names loop of section 5, plus `echo 2 > "
-                        "/proc/sys/vm/drop_caches` right after it, timed together: stock "
-                        "leaves one negative dentry per name and frees it here (as memory "
-                        "pressure would, later); patched freed it at each unlink, inside "
-                        "the loop. Section 5's ratio is the short window, this one the "
-                        "steady state.",
-    "mixlock-1:1-reclaim": MIX_RECLAIM_NOTE.format(w="mixlock-1:1"),
-    "mixlock-4:1-reclaim": MIX_RECLAIM_NOTE.format(w="mixlock-4:1"),
-    "mixlock-1:4-reclaim": MIX_RECLAIM_NOTE.format(w="mixlock-1:4"),
-    "mixlocksame-1:1-reclaim": MIX_RECLAIM_NOTE.format(w="mixlocksame-1:1"),
-    "mixlocksame-4:1-reclaim": MIX_RECLAIM_NOTE.format(w="mixlocksame-4:1"),
-    "mixlocksame-1:4-reclaim": MIX_RECLAIM_NOTE.format(w="mixlocksame-1:4"),
-    "heldlock-reclaim": MIX_RECLAIM_NOTE.format(w="heldlock"),
-    "fsmark": "`fs_mark -S0 -k -s 0 -n FSMARK_N -L 1 -d DIR1 .. -d DIR4` (no sync, empty "
-              "files, one thread per directory), then every file it made unlinked; "
-              "files/s = FSMARK_DIRS x FSMARK_N over the guest time of both (timed from "
-              "outside: fs_mark's own files/s covers only the creates). Default policy "
-              "only.",
-    "postmark": "`set number PM_NUMBER`, `set transactions PM_TRANS`, `set size PM_SIZE`, "
-                "`set seed 42`, location on the filesystem; transactions/s = PM_TRANS over "
-                "the guest time of the whole run (initial creates, transactions, deletes), "
-                "timed from outside: postmark's own rates are in whole seconds. Default "
-                "policy only.",
-    "dbench": "`dbench -c /usr/share/dbench/client.txt -t DBENCH_T DBENCH_CLIENTS`: "
-              "dbench's own `Throughput` (MB/s x 1000 = kB/s), measured by dbench in guest "
-              "time (DBENCH_T guest seconds); dbench cleans up (deltree) at the end. "
-              "Default policy only.",
-    "negdir-readdir": "tmpfs only: NEGDIR_FILES files in a directory, stat() of "
-                      "NEGDIR_MISSES never-existing names in it (untimed), then "
-                      "NEGDIR_PASSES x opendir+readdir+closedir; ns/op = one readdir "
-                      "(readdir walks the directory's negative children, the cached "
-                      "misses: dcache_readdir on 6.1, offset_iterate_dir on 6.12). "
-                      "Stock tmpfs caches no misses, nor does patched tmpfs under its "
-                      "default (none: goal >= 0.95 of stock); under negdentry=lookup, its "
-                      "opt-in, it keeps them (boot patched-lookup, tmpfs only: see "
-                      "Throughput mode above). Not run under all and none.",
-    "negdir-rmdir": "tmpfs only: the files unlinked (untimed), then one rmdir of the "
-                    "directory (1 op; ns/op = its guest time: vfs_rmdir's "
-                    "shrink_dcache_parent frees the cached misses, and simple_empty walks "
-                    "them first). Default policy (goal >= 0.95) and negdentry=lookup, as "
-                    "the readdirs.",
-}
-
-
-def workload_tables(L, run, comps, workloads, sec, unit_mode):
-    for wl, title, unit in workloads:
+def workload_tables(L, run, comps, workloads, unit_mode):
+    for w in workloads:
+        wl, title, unit = w.name, w.title, w.unit
         rows = []
         for c in comps:
             if c["workload"] != wl:
@@ -607,13 +507,13 @@ def workload_tables(L, run, comps, workloads, sec, unit_mode):
         # counts first in the tuple: move them to the last column
         if wl in SHOWN_COUNTS:
             rows = [r[1:] + r[:1] for r in rows]
-        L.append(f"## {sec.get(wl, 4)}. {title}\n")
+        L.append(f"## {w.section}. {title}\n")
         ns = sorted({c["n"] for c in comps if c["workload"] == wl})
         L.append(f"{unit} ({unit_mode}); median [min-max] over "
                  f"{ns[0] if len(ns) == 1 else f'{ns[0]}-{ns[-1]}'} repetitions; ratio: "
                  "median [min-max] of the per-repetition ratios.\n")
-        if wl in TOOL_NOTES:
-            L.append(TOOL_NOTES[wl] + "\n")
+        if w.note:
+            L.append(w.note + "\n")
         if wl in COUNTED:
             L.append("Last column: negative dentries left by the timed loop "
                      "(nr_negative after - before, median over repetitions), stock / "

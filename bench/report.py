@@ -83,8 +83,8 @@ def publish(run, base):
     else:
         shutil.rmtree(sample, ignore_errors=True)
         os.makedirs(sample)
-        for pat in ("summary.md", "headline.md", "*.csv", "*.png", "config.txt", "release-*",
-                    "host-seconds"):
+        for pat in ("summary.md", "headline.md", "*.csv", "*.png", "config.txt",
+                    "tput-runs.txt", "release-*", "host-seconds"):
             for p in glob.glob(os.path.join(run_dir, pat)):
                 shutil.copy(p, sample)
     blocks.write()

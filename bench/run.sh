@@ -78,7 +78,8 @@ while [ $# -gt 0 ]; do
 done
 case "$MODE" in icount | tcg) ;; *) die "--mode: icount or tcg, not '$MODE'" ;; esac
 JOBS=${JOBS:-2}
-# Sizes.  Full: about 20 minutes with 2 jobs on a 2-core machine (fs_mark,
+# Sizes (the tput part's: bench/workloads.py, with its workloads).  Full:
+# about 20 minutes with 2 jobs on a 2-core machine (fs_mark,
 # postmark, dbench and negdir add about 5 of them, mostly dbench: 2 guest s
 # per filesystem).
 if [ "$QUICK" = 1 ]; then
@@ -86,12 +87,6 @@ if [ "$QUICK" = 1 ]; then
 	MEM_ARGS=(ROUNDS=5 N=2000)
 	PC_FS=${BENCH_PC_FS:-ext4}
 	PC_ARGS=(HOT_MIB=192 SPOOL_OPS=80000 CHUNK=8000)
-	TPUT_ARGS=(MISS=10000 RELOCK=500 FILESET=500 WEBPROXY=150 NEWNAMES=500
-		STAT=8000 OPENCLOSE=5000 NFILES=500 MIXLOCK=250 HELDLOCK=250
-		SHORTFILESET=1000 SHORT_NFILES=100 SNG_DENTRY=300 SNG_TOUCH=300
-		SNG_FILENAME=50 SNG_LINK=1 SNG_RENAME=300 SNG_DIR=150
-		FSMARK_DIRS=4 FSMARK_N=250 PM_NUMBER=200 PM_TRANS=800 DBENCH_T=2
-		DBENCH_CLIENTS=1 NEGDIR_MISSES=20000 NEGDIR_FILES=10 NEGDIR_PASSES=100)
 	SMP_ARGS=(SMP_OPS=20000)
 	FB_ARGS=(FB_WARM=10 FB_RUN=10)
 	FB_REPS=${BENCH_FB_REPS:-1}
@@ -102,12 +97,6 @@ else
 	MEM_ARGS=(ROUNDS=10 N=10000)
 	PC_FS=${BENCH_PC_FS:-ext2 ext4}
 	PC_ARGS=(HOT_MIB=192 SPOOL_OPS=80000 CHUNK=8000)
-	TPUT_ARGS=(MISS=30000 RELOCK=1500 FILESET=1500 WEBPROXY=400 NEWNAMES=1500
-		STAT=30000 OPENCLOSE=15000 NFILES=1000 MIXLOCK=750 HELDLOCK=750
-		SHORTFILESET=3000 SHORT_NFILES=100 SNG_DENTRY=500 SNG_TOUCH=500
-		SNG_FILENAME=100 SNG_LINK=1 SNG_RENAME=500 SNG_DIR=300
-		FSMARK_DIRS=4 FSMARK_N=1000 PM_NUMBER=500 PM_TRANS=2000 DBENCH_T=2
-		DBENCH_CLIENTS=1 NEGDIR_MISSES=100000 NEGDIR_FILES=10 NEGDIR_PASSES=100)
 	SMP_ARGS=(SMP_OPS=100000)
 	FB_ARGS=(FB_WARM=10 FB_RUN=20)
 	FB_REPS=${BENCH_FB_REPS:-2}
@@ -130,6 +119,13 @@ prefix_n=$((${prefix_n:-1} - 1))
 need qemu-system-x86_64 qemu-system-x86
 need python3 python3
 need gnuplot gnuplot-nox
+# the tput part's sizes (config.txt's tput_args; guest.sh reads those of
+# stress-ng and the tools) and its ndbench calls, from the workloads'
+# declarations
+kind=full
+[ "$QUICK" = 0 ] || kind=quick
+sizes=$(python3 "$TOP/bench/workloads.py" sizes "$kind") || die "bench/workloads.py sizes failed"
+mapfile -t TPUT_ARGS <<<"$sizes"
 # the guest runs the host's binaries (its root is the host's, over 9p)
 case " $PARTS " in *" tput "*)
 	need fs_mark fsmark
@@ -182,6 +178,10 @@ done
 	esac
 	echo "date=$(date -Iseconds)"
 } >>"$run/config.txt"
+case " $PARTS " in *" tput "*)
+	python3 "$TOP/bench/workloads.py" runs "$kind" >"$run/tput-runs.txt" ||
+		die "bench/workloads.py runs failed" ;;
+esac
 
 # images KIND SIZE: the folder of the ext2 and ext4 images (SIZE, or the
 # recipes' for "recipe") that boots of KIND copy.  They start with the
@@ -320,7 +320,8 @@ case " $PARTS " in *" tput "*)
 			*) k=${label%-b} opts=(POLICIES=default) ;;
 			esac
 			spawn "$tjobs" boot_job "$run/tput/r$r-$label" "$k" \
-				"$MODE" 1024 tput "${opts[@]}" "${TPUT_ARGS[@]}"
+				"$MODE" 1024 tput "${opts[@]}" RUNS="$run/tput-runs.txt" \
+				"${TPUT_ARGS[@]}"
 		done
 	done ;;
 esac
