@@ -17,8 +17,8 @@
 #   NFS_FS   variants the nfs suite exports (default: ext4 ext2 tmpfs)
 #   DEBUG_KERNELS  kernels of the debug suites (default: debug)
 #   DEBUG_FS, DEBUG_TESTS  variants and tests of fs-debug (default: ext4
-#            ext2 tmpfs ext4-casefold ext4-encrypt; concur negfail
-#            semantics policy)
+#            ext2 tmpfs ext4-casefold ext4-encrypt; the tests guest/TESTS
+#            marks debug)
 #   DEBUG_NFS_FS, DEBUG_NFS_VERSIONS  exports and NFS versions of
 #            nfs-debug (default: ext4 tmpfs; 3 4.2)
 #   STRESS_FS variants of the stress suite (default: ext4 ext2 tmpfs)
@@ -49,12 +49,12 @@ set -euo pipefail
 
 KERNELS=${KERNELS:-stock patched}
 FS=${FS:-$(cd "$TOP/fs-images" && for c in *.conf; do printf '%s ' "${c%.conf}"; done)}
-TESTS=${TESTS:-$(grep -v '^#' "$TOP/guest/TESTS" | tr '\n' ' ')}
+TESTS=${TESTS:-$(awk '!/^#/ && NF { printf "%s ", $1 }' "$TOP/guest/TESTS")}
 SUITES=${SUITES:-fs nfs fstests fs-debug nfs-debug stress}
 NFS_FS=${NFS_FS:-ext4 ext2 tmpfs}
 DEBUG_KERNELS=${DEBUG_KERNELS:-debug}
 DEBUG_FS=${DEBUG_FS:-ext4 ext2 tmpfs ext4-casefold ext4-encrypt}
-DEBUG_TESTS=${DEBUG_TESTS:-concur negfail semantics policy}
+DEBUG_TESTS=${DEBUG_TESTS:-$(awk '!/^#/ && $2 == "debug" { printf "%s ", $1 }' "$TOP/guest/TESTS")}
 DEBUG_NFS_FS=${DEBUG_NFS_FS:-ext4 tmpfs}
 DEBUG_NFS_VERSIONS=${DEBUG_NFS_VERSIONS:-3 4.2}
 STRESS_FS=${STRESS_FS:-ext4 ext2 tmpfs}

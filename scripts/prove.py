@@ -170,7 +170,7 @@ def default_fs_tests():
     confs = sorted(c[:-5] for c in os.listdir(os.path.join(TOP, 'fs-images'))
                    if c.endswith('.conf'))
     with open(os.path.join(TOP, 'guest', 'TESTS')) as f:
-        tests = [ln.strip() for ln in f if ln.strip() and not ln.startswith('#')]
+        tests = [ln.split()[0] for ln in f if ln.strip() and not ln.startswith('#')]
     # check.sh checks every image with e2fsck (fsck.tap); tmpfs has none
     return {(f'fs/{v}', t) for v in confs
             for t in tests + ([] if variant_driver(v) == 'tmpfs' else ['fsck'])}
