@@ -57,12 +57,13 @@ def sample_place(base):
     return f"samples/{base}/bench"
 
 
-def publish(run, base):
-    """Copy the report into BASE's sample folder and refresh the Markdown
-    blocks generated from it (scripts/blocks.py); refuse a run in which a
-    boot failed, or whose kernels are not BASE's."""
+def publish_sample(tool, run, base, kind, files):
+    """Copy FILES (glob patterns) of RUN into samples/BASE/KIND and refresh
+    the Markdown blocks generated from it (scripts/blocks.py); refuse a run
+    in which a boot failed, or whose kernels are not BASE's.  TOOL names
+    the report in the messages."""
     if run.failed:
-        print(f"report.py: refusing to publish {run.d}: {len(run.failed)} failed boot(s):",
+        print(f"{tool}: refusing to publish {run.d}: {len(run.failed)} failed boot(s):",
               file=sys.stderr)
         for b, why in sorted(run.failed.items()):
             print(f"  {b}: {why}", file=sys.stderr)
@@ -70,26 +71,30 @@ def publish(run, base):
     wrong = [f"{k} is {r}" for k, r in sorted(run.release.items())
              if not r.startswith(base + ".")]
     if wrong:
-        print(f"report.py: refusing to publish {run.d} as BASE={base}'s sample: "
+        print(f"{tool}: refusing to publish {run.d} as BASE={base}'s sample: "
               f"{', '.join(wrong)}", file=sys.stderr)
         return 1
-    name = sample_place(base)
-    run_dir = run.d
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sample = os.path.join(top, name)
-    if os.path.isdir(sample) and os.path.samefile(run_dir, sample):
-        # regenerated in place: the sample keeps no gnuplot inputs
+    sample = os.path.join(top, "samples", base, kind)
+    if os.path.isdir(sample) and os.path.samefile(run.d, sample):
+        # regenerated in place: a sample keeps no gnuplot inputs
         shutil.rmtree(os.path.join(sample, "plotdata"), ignore_errors=True)
     else:
         shutil.rmtree(sample, ignore_errors=True)
         os.makedirs(sample)
-        for pat in ("summary.md", "headline.md", "*.csv", "*.png", "config.txt",
-                    "tput-runs.txt", "release-*", "host-seconds"):
-            for p in glob.glob(os.path.join(run_dir, pat)):
+        for pat in files:
+            for p in sorted(glob.glob(os.path.join(run.d, pat))):
                 shutil.copy(p, sample)
     blocks.write()
     print(f"published: {sample} (and the blocks generated from it)")
     return 0
+
+
+def publish(run, base):
+    """The bench report as BASE's sample (sample_place)."""
+    return publish_sample("report.py", run, base, "bench",
+                          ("summary.md", "headline.md", "*.csv", "*.png", "config.txt",
+                           "tput-runs.txt", "release-*", "host-seconds"))
 
 
 def main():

@@ -33,8 +33,8 @@ import statistics
 import sys
 
 # bench/report.py's helpers: reading boot folders, number format, gnuplot,
-# README's generated blocks
-from report import blocks, fmt, gnuplot, kv_file, read_lines
+# publishing a sample
+from report import fmt, gnuplot, kv_file, publish_sample, read_lines
 
 # the parts of bench/run.sh this report reads: one folder per boot in each
 PARTS = ["filebench", "scale", "mountmem"]
@@ -523,28 +523,11 @@ def write_reports(run):
 
 
 def publish(run, base):
-    if run.failed:
-        print(f"scale_report.py: refusing to publish {run.d}: failed boots "
-              f"{sorted(run.failed)}", file=sys.stderr)
-        return 1
-    wrong = [f"{k} is {r}" for k, r in sorted(run.release.items()) if not r.startswith(base + ".")]
-    if wrong:
-        print(f"scale_report.py: refusing to publish {run.d} as BASE={base}'s: {', '.join(wrong)}",
-              file=sys.stderr)
-        return 1
-    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sample = os.path.join(top, "samples", base, "scale")
-    if not (os.path.isdir(sample) and os.path.samefile(run.d, sample)):
-        shutil.rmtree(sample, ignore_errors=True)
-        os.makedirs(sample)
-        for name in ("scale.md", "scale-headline.md", "scale-results.csv", "scale-counts.csv",
-                     "scale-personalities.csv", "filebench.png", "bigdir.png", "config.txt",
-                     "scale-releases.txt"):
-            if os.path.isfile(os.path.join(run.d, name)):
-                shutil.copy(os.path.join(run.d, name), sample)
-    blocks.write()
-    print(f"published: {sample} (and the blocks generated from it)")
-    return 0
+    """The scale report as BASE's sample (samples/BASE/scale)."""
+    return publish_sample("scale_report.py", run, base, "scale",
+                          ("scale.md", "scale-headline.md", "scale-results.csv",
+                           "scale-counts.csv", "scale-personalities.csv", "filebench.png",
+                           "bigdir.png", "config.txt", "scale-releases.txt"))
 
 
 def main():
