@@ -5,6 +5,12 @@ the count goals judged from a run's ratios, met or missed."""
 from benchdata import *  # noqa: F401,F403
 
 
+def missed_by(x):
+    """How far a result misses its goal: 4 decimals, or where those would
+    read 0.0000, the first significant digits (3.0e-05)."""
+    return f"MISSED by {x:.4f}" if round(x, 4) > 0 else f"MISSED by {x:.1e}"
+
+
 def count_goal(sd, pd, goal):
     """The result and verdict of a goal on the negative dentries a workload
     left: patched at most GOAL of stock, judged only when stock left at
@@ -12,7 +18,7 @@ def count_goal(sd, pd, goal):
     if sd >= 100:
         r = pd / sd
         return (f"{r:.4f} ({fmt(pd, 0)} vs {fmt(sd, 0)})",
-                "met" if r <= goal else f"MISSED by {r - goal:.4f}")
+                "met" if r <= goal else missed_by(r - goal))
     return (f"n/a: stock leaves {fmt(sd, 0)}, patched {fmt(pd, 0)}",
             "met (stock keeps none either)" if pd < 100 else "MISSED (patched keeps them)")
 
@@ -31,7 +37,7 @@ def goal_rows(run, comps):
             if sd >= (1000 if idx == 2 else 2**20):
                 r = pd / sd
                 res = f"{r:.4f} ({fmt(pd, 0)} vs {fmt(sd, 0)})"
-                ok = "met" if r <= 0.01 else f"MISSED by {r - 0.01:.4f}"
+                ok = "met" if r <= 0.01 else missed_by(r - 0.01)
             else:
                 res = f"n/a: stock grows {fmt(sd, 0)}, patched {fmt(pd, 0)}"
                 lim = 1000 if idx == 2 else 2**20
@@ -68,7 +74,7 @@ def goal_rows(run, comps):
             if r >= goal:
                 ok = "met" if c["ratio_min"] >= goal else "met (median; min below)"
             else:
-                ok = f"MISSED by {goal - r:.4f}"
+                ok = missed_by(goal - r)
                 # what keeping every negative dentry gives: the most any
                 # decision inside ->d_delete can reach
                 a = by.get((wl, fs, "all"))
