@@ -23,7 +23,7 @@ export FSTESTS_CONFIGS FSTESTS_TESTS FSTESTS_TIMEOUT FSTESTS_TEST_TIMEOUT
 
 S := scripts
 
-.PHONY: all compare deps kernels check lint patch-check patch-check-others prove-tests prove-sample soak fstests fstests-sample bench bench-sample bench-scale scale-sample ci-time shell clean help
+.PHONY: all compare deps kernels check lint patch-check patch-check-others prove-tests prove-sample soak fstests fstests-sample bench bench-sample bench-scale scale-sample policy-model ci-time shell clean help
 
 ## all: the main job: build stock and patched kernels, boot both, compare
 all: compare
@@ -132,6 +132,14 @@ scale-sample:
 ##   (samples/BASE/bench/)
 bench-sample:
 	python3 bench/report.py --publish $(or $(RUN),$(RESULTS)/bench-latest)
+
+## policy-model: replay busy spools and filebench's fileset on a model of
+##   negdentry=lookup's table and its alternatives (no kernel; 3 min):
+##   samples/model/policy-model.md (bench/policy_model.py)
+policy-model:
+	mkdir -p samples/model
+	python3 bench/policy_model.py >samples/model/policy-model.md.tmp
+	mv samples/model/policy-model.md.tmp samples/model/policy-model.md
 
 ## ci-time: .ci/run from a fresh clone of HEAD, timed; the row goes into
 ##   samples/ci/timing.md and README.md's block (scripts/ci-time.sh)
