@@ -134,7 +134,7 @@ bench-sample:
 	python3 bench/report.py --publish $(or $(RUN),$(RESULTS)/bench-latest)
 
 ## policy-model: replay busy spools and filebench's fileset on a model of
-##   negdentry=lookup's table and its alternatives (no kernel; 3 min):
+##   negdentry=lookup's table and its alternatives (no kernel; about 2 min):
 ##   samples/model/policy-model.md (bench/policy_model.py)
 policy-model:
 	mkdir -p samples/model

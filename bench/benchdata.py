@@ -6,10 +6,7 @@ import csv
 import glob
 import os
 import re
-import shutil
 import statistics
-import subprocess
-import sys
 
 from workloads import *  # noqa: F401,F403
 

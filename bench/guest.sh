@@ -11,11 +11,11 @@
 #           on FS (keys: FS, HOT_MIB, SPOOL_OPS, CHUNK)
 #   tput    the timed workloads on each filesystem of FSS under every
 #           policy in POLICIES: the ndbench calls of the file RUNS, one
-#           per line, "every WORKLOAD ARGS..." (every policy) or "default
-#           WORKLOAD ARGS..." (default policy only), in order (bench/run.sh
-#           writes it from bench/workloads.py), and stress-ng on ext4 under the default
-#           policy (STRESS=1; keys SNG_*); under the
-#           default policy also fs_mark, postmark and dbench on each
+#           per line, "every WORKLOAD ARGS..." (every policy) or
+#           "default WORKLOAD ARGS..." (default policy only), in order
+#           (bench/run.sh writes it from bench/workloads.py), and
+#           stress-ng on ext4 under the default policy (STRESS=1; keys
+#           SNG_*); under the default policy also fs_mark, postmark and dbench on each
 #           filesystem of FSS (TOOLS=1; keys FSMARK_*, PM_*, DBENCH_*),
 #           and readdir + rmdir after lookup misses on tmpfs, if FSS has
 #           it, under each policy of NEGDIR_POLICIES (keys NEGDIR_*)

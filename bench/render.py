@@ -1,12 +1,7 @@
 #!/usr/bin/env python3
 """The report's text and plots (bench/report.py): the headline, the
 summary with every table, the gnuplot figures."""
-import csv
-import glob
 import os
-import re
-import shutil
-import statistics
 import subprocess
 import sys
 

@@ -31,13 +31,9 @@ RUN_DIR:
     headline.md   the headline table (ext2, ext4, tmpfs side by side, default
                   policy) and tmpfs's opt-in negdentry=lookup
 """
-import csv
 import glob
 import os
-import re
 import shutil
-import statistics
-import subprocess
 import sys
 
 # the generated blocks of the Markdown files (scripts/blocks.py)
@@ -52,9 +48,9 @@ import blocks  # noqa: E402
 from render import *  # noqa: F401,F403,E402
 
 
-def sample_place(base):
-    """BASE's sample folder, relative to the top: samples/BASE/bench."""
-    return f"samples/{base}/bench"
+def sample_place(base, kind="bench"):
+    """BASE's sample folder of KIND, relative to the top: samples/BASE/bench."""
+    return f"samples/{base}/{kind}"
 
 
 def publish_sample(tool, run, base, kind, files):
@@ -75,7 +71,7 @@ def publish_sample(tool, run, base, kind, files):
               f"{', '.join(wrong)}", file=sys.stderr)
         return 1
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sample = os.path.join(top, "samples", base, kind)
+    sample = os.path.join(top, sample_place(base, kind))
     if os.path.isdir(sample) and os.path.samefile(run.d, sample):
         # regenerated in place: a sample keeps no gnuplot inputs
         shutil.rmtree(os.path.join(sample, "plotdata"), ignore_errors=True)

@@ -14,6 +14,7 @@ on counts.  Everything else is derived from these declarations:
 Adding a timed workload is its function in bench/ndbench.c (with its
 line in main()) and one Workload below; bench/README.md describes it
 under its section number."""
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -296,13 +297,9 @@ def sizes(kind):
 def runs(kind):
     """The tput part's ndbench calls, in order: (every, [WORKLOAD, ARGS...])."""
     s = sizes(kind)
-    out = []
-    for w in DECLARED:
-        if w.run:
-            words = [str(eval(t[1:-1], {}, dict(s))) if t.startswith("{") else t
-                     for t in w.run.replace("{", " {").replace("}", "} ").split()]
-            out.append((w.every, words))
-    return out
+    return [(w.every, re.sub(r"\{([^}]*)\}", lambda m: str(eval(m.group(1), {}, s)),
+                             w.run).split())
+            for w in DECLARED if w.run]
 
 
 def main(argv):
