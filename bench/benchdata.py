@@ -256,6 +256,20 @@ class Run:
         c["ratios"] = ratios
         return c
 
+    def repeat(self, fs, policy, workload, label="patched"):
+        """The LABEL/LABEL floor: LABEL's throughput in repetition i+1
+        over repetition i (two boots of the same kernel and policy, as
+        stock again / stock is; a run has one boot of each per
+        repetition), or None with fewer than two repetitions."""
+        s = self.series(label, fs, policy, workload)
+        reps = sorted(s)
+        ratios = [s[b][0] / s[a][0] for a, b in zip(reps, reps[1:])]
+        if not ratios:
+            return None
+        lo, hi = spread(ratios)
+        return {"ratio": statistics.median(ratios), "ratio_min": lo, "ratio_max": hi,
+                "n": len(ratios), "ratios": ratios}
+
     def count(self, label, fs, policy, workload, key="negative_delta"):
         """Median over repetitions of a count line's value, or None."""
         vals = [v for rep, lab, f, p, w, k, v in self.counts
@@ -347,27 +361,33 @@ def all_comparisons(run):
                 c = run.compare(fs, pol, wl)
                 if c:
                     c["noise"] = run.compare(fs, "default", wl, "stock", "stock-b")
+                    c["pnoise"] = run.repeat(fs, pol, wl)
                     comps.append(c)
     for s in STRESSORS:
         c = run.compare("ext4", "default", "stress-" + s)
         if c:
             c["noise"] = run.compare("ext4", "default", "stress-" + s, "stock", "stock-b")
+            c["pnoise"] = run.repeat("ext4", "default", "stress-" + s)
             comps.append(c)
     with open(os.path.join(run.d, "ratios.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["mode", "workload", "fs", "policy", "reps", "stock_median", "stock_min",
                     "stock_max", "patched_median", "patched_min", "patched_max",
                     "ratio", "ratio_min", "ratio_max", "stock_ns_per_op",
-                    "patched_ns_per_op", "noise_ratio", "noise_min", "noise_max"])
+                    "patched_ns_per_op", "noise_ratio", "noise_min", "noise_max",
+                    "patched_noise_ratio", "patched_noise_min", "patched_noise_max"])
         for c in comps:
             n = c.get("noise") if c["policy"] == "default" else None
+            pn = c.get("pnoise")
             w.writerow([run.mode, c["workload"], c["fs"], c["policy"], c["n"],
                         f"{c['base_median']:.3f}", f"{c['base_min']:.3f}", f"{c['base_max']:.3f}",
                         f"{c['other_median']:.3f}", f"{c['other_min']:.3f}", f"{c['other_max']:.3f}",
                         f"{c['ratio']:.4f}", f"{c['ratio_min']:.4f}", f"{c['ratio_max']:.4f}",
                         f"{c['base_nsop']:.1f}", f"{c['other_nsop']:.1f}",
                         f"{n['ratio']:.4f}" if n else "", f"{n['ratio_min']:.4f}" if n else "",
-                        f"{n['ratio_max']:.4f}" if n else ""])
+                        f"{n['ratio_max']:.4f}" if n else "",
+                        f"{pn['ratio']:.4f}" if pn else "", f"{pn['ratio_min']:.4f}" if pn else "",
+                        f"{pn['ratio_max']:.4f}" if pn else ""])
     return comps
 
 

@@ -248,7 +248,8 @@ def write_headline(run, comps):
                  f"stock boot / first of the same repetition, same mode): medians "
                  f"{min(med):.3f}-{max(med):.3f}, single repetitions "
                  f"{min(n['ratio_min'] for n in noise):.3f}-"
-                 f"{max(n['ratio_max'] for n in noise):.3f}.\n")
+                 f"{max(n['ratio_max'] for n in noise):.3f}"
+                 + patched_floor_text(cells) + ".\n")
     L += opt_in_section(run, comps, names)
     with open(os.path.join(run.d, "headline.md"), "w") as f:
         f.write("\n".join(L))
@@ -496,7 +497,8 @@ def workload_tables(L, run, comps, workloads, unit_mode):
                          + few(c, comps),
                          f"{c['base_nsop']:,.0f} / {c['other_nsop']:,.0f} "
                          f"({c['other_nsop'] - c['base_nsop']:+,.0f})",
-                         f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]{few(n, comps)}" if n else "-"))
+                         f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]{few(n, comps)}" if n else "-",
+                         floor_cell(c.get("pnoise"))))
         if not rows:
             continue
         # counts first in the tuple: move them to the last column
@@ -522,7 +524,7 @@ def workload_tables(L, run, comps, workloads, unit_mode):
                         if wl.startswith("negdir") else "") + "\n")
         L.append(md_table(["fs", "patched policy", f"stock {unit}", f"patched {unit}",
                            "ratio patched/stock", "guest ns/op stock / patched (diff)",
-                           "noise floor stock/stock"]
+                           "noise floor stock/stock", PATCHED_FLOOR]
                           + (["negative dentries left, stock / patched"]
                              if wl in SHOWN_COUNTS else []), rows))
 
@@ -538,7 +540,8 @@ def stress_table(L, comps, unit_mode):
                      f"{fmt(c['other_median'])} [{fmt(c['other_min'])}-{fmt(c['other_max'])}]",
                      f"**{c['ratio']:.4f}** [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
                      + few(c, comps),
-                     f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]{few(n, comps)}" if n else "-"))
+                     f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]{few(n, comps)}" if n else "-",
+                     floor_cell(c.get("pnoise"))))
     if rows:
         L.append("## 7. stress-ng on ext4 (default policy)\n")
         L.append(f"bogo-ops/s ({unit_mode}) over each stressor's own wall clock in the guest "
@@ -548,7 +551,28 @@ def stress_table(L, comps, unit_mode):
                  "time runs at host speed: such stressors carry host noise (see the noise "
                  "floor).\n")
         L.append(md_table(["stressor", "stock bogo-ops/s", "patched bogo-ops/s",
-                           "ratio patched/stock", "noise floor stock/stock"], rows))
+                           "ratio patched/stock", "noise floor stock/stock", PATCHED_FLOOR],
+                          rows))
+
+
+# the patched/patched floor's column: the patched boot of the row's policy
+# in one repetition against the next (benchdata.Run.repeat)
+PATCHED_FLOOR = "noise floor patched/patched (repetition i+1 / i)"
+
+
+def floor_cell(n):
+    return f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]" if n else "-"
+
+
+def patched_floor_text(cells):
+    """The patched/patched floor of the headline's rows, as a clause."""
+    pn = [c["pnoise"] for c in cells if c.get("pnoise")]
+    if not pn:
+        return ""
+    med = [n["ratio"] for n in pn]
+    return (f"; patched/patched (repetition i+1 / i, default policy): medians "
+            f"{min(med):.3f}-{max(med):.3f}, single pairs "
+            f"{min(n['ratio_min'] for n in pn):.3f}-{max(n['ratio_max'] for n in pn):.3f}")
 
 
 def few(c, comps):
