@@ -27,7 +27,7 @@
 #   filebench
 #          filebench's webproxy.f, fileserver.f and varmail.f as shipped
 #          (bench/build-filebench.sh builds it from ../shared/third_party)
-#          on ext4 and ext2, FB_REPS x the SCALE_BOOTS below, -icount
+#          on ext4 and ext2, FB_REPS x the FB_BOOTS below, -icount
 #   scale  big directories, lock files beside busy spools, a million
 #          always-new names, on ext2, ext4 and tmpfs, once per SCALE_BOOT
 #          (counts are exact), -icount
@@ -36,11 +36,15 @@
 #          SCALE_BOOT, booted with slub_debug=F,kmalloc-* (no CPU slab:
 #          /proc/slabinfo's active objects are then exact)
 #
-# SCALE_BOOTS, the boots of filebench, scale and mountmem: stock, patched (default
+# SCALE_BOOTS, the boots of scale and mountmem: stock, patched (default
 # policy), patched-all (negdentry=all: every negative dentry kept, the hook
 # alone), prefix (the series without its per-name patches: the step-N
 # kernel that frees every unlinked name, commit 681ce8623567's rule on
-# ext2/ext4; N is derived from patches/BASE/series) and stock-b.
+# ext2/ext4; N is derived from patches/BASE/series), patched-b (patched
+# again: the patched/patched floor) and stock-b (the stock/stock floor).
+# FB_BOOTS, filebench's, are the same without patched-b: its
+# patched/patched floor is one repetition's patched boot against the
+# next one's (a filebench boot takes the longest).
 #
 # Every -icount boot runs with sleep=off and its images in RAM disks
 # (guest.sh RAMDISKS=1): no idle time and no wait for the host's disk
@@ -110,7 +114,8 @@ bigdirs=$(printf '%s\n' "${SCALE_ARGS[@]}" | sed -n "s/^BIGDIR_OTHERS=//p")
 # from config.txt: a run without it, made before patched-lookup, has
 # the others)
 TPUT_BOOTS=(stock patched patched-all patched-none patched-lookup stock-b)
-SCALE_BOOTS=(stock patched patched-all prefix stock-b)
+SCALE_BOOTS=(stock patched patched-all prefix patched-b stock-b)
+FB_BOOTS=(stock patched patched-all prefix stock-b)
 # prefix: the patches before the first per-name one ("keep the negative
 # dentries of names that come back")
 prefix_n=$(series_patches | grep -n -m 1 -- '-keep-the-negative-dentries-' | cut -d: -f1)
@@ -165,15 +170,18 @@ done
 	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
 	echo "host_cpus=$(nproc)"
 	echo "host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-	echo "mem_args=${MEM_ARGS[*]}"
-	echo "pc_args=${PC_ARGS[*]} fs=$PC_FS"
-	echo "tput_args=${TPUT_ARGS[*]}"
-	echo "smp_args=${SMP_ARGS[*]}"
-	echo "filebench_args=${FB_ARGS[*]} reps=$FB_REPS"
-	echo "scale_args=${SCALE_ARGS[*]}"
+	# the sizes of the parts this invocation runs (a run gaining parts
+	# keeps the sizes its earlier parts ran with)
+	case " $PARTS " in *" mem "*) echo "mem_args=${MEM_ARGS[*]}" ;; esac
+	case " $PARTS " in *" pc "*) echo "pc_args=${PC_ARGS[*]} fs=$PC_FS" ;; esac
+	case " $PARTS " in *" tput "*) echo "tput_args=${TPUT_ARGS[*]}" ;; esac
+	case " $PARTS " in *" smp "*) echo "smp_args=${SMP_ARGS[*]}" ;; esac
+	case " $PARTS " in *" filebench "*) echo "filebench_args=${FB_ARGS[*]} reps=$FB_REPS" ;; esac
+	case " $PARTS " in *" scale "*) echo "scale_args=${SCALE_ARGS[*]}" ;; esac
 	case " $PARTS " in *" tput "*) echo "tput_boots=${TPUT_BOOTS[*]}" ;; esac
 	case " $PARTS " in *" filebench "* | *" scale "* | *" mountmem "*)
 		echo "scale_boots=${SCALE_BOOTS[*]}"
+		echo "filebench_boots=${FB_BOOTS[*]}"
 		echo "prefix=step-$prefix_n $(cat "$KERNELS_DIR/step-$prefix_n/release")" ;;
 	esac
 	echo "date=$(date -Iseconds)"
@@ -328,6 +336,7 @@ esac
 # scale_boot LABEL: KERNEL and POLICIES of a SCALE_BOOTS label
 scale_boot() {
 	case $1 in
+	patched-b) echo "patched default" ;;
 	patched-*) echo "patched ${1#patched-}" ;;
 	prefix) echo "step-$prefix_n default" ;;
 	*) echo "${1%-b} default" ;;
@@ -351,9 +360,9 @@ case " $PARTS " in *" mountmem "*)
 	done ;;
 esac
 case " $PARTS " in *" filebench "*)
-	log "filebench: $FB_REPS x (${SCALE_BOOTS[*]}), ${FB_ARGS[*]}, -icount"
+	log "filebench: $FB_REPS x (${FB_BOOTS[*]}), ${FB_ARGS[*]}, -icount"
 	for r in $(seq 1 "$FB_REPS"); do
-		for label in "${SCALE_BOOTS[@]}"; do
+		for label in "${FB_BOOTS[@]}"; do
 			read -r k p < <(scale_boot "$label")
 			IMAGES=$fb_images BOOT_TIMEOUT=7200 spawn "$JOBS" boot_job \
 				"$run/filebench/r$r-$label" "$k" icount 5120 filebench \

@@ -15,9 +15,13 @@ RUN_DIR/config.txt; a folder without them (a published sample) is read
 from its scale-*.csv files instead.  BOOT is
 one of bench/run.sh's SCALE_BOOTS: stock, patched (the series' default
 policy), patched-all (negdentry=all), prefix (the series without its
-per-name patches: every unlinked name freed, commit 681ce8623567's rule)
-and stock-b (stock again: the noise floor).  Ratios are per repetition
-(BOOT of repetition i / stock of repetition i), then median [min-max].
+per-name patches: every unlinked name freed, commit 681ce8623567's rule),
+patched-b (patched again) and stock-b (stock again).  Ratios are per
+repetition (BOOT of repetition i / stock of repetition i), then median
+[min-max].  Every timed row has two floors: stock again / stock, and
+patched again / patched (patched-b of the same repetition, or, where a
+part has no patched-b boot, as filebench, patched of repetition i+1 /
+patched of repetition i).
 
 Writes into RUN_DIR: scale.md (every table), scale-headline.md (the README
 block), scale-results.csv, scale-counts.csv,
@@ -38,10 +42,10 @@ from report import fmt, gnuplot, kv_file, publish_sample, read_lines
 
 # the parts of bench/run.sh this report reads: one folder per boot in each
 PARTS = ["filebench", "scale", "mountmem"]
-BOOTS = ["stock", "patched", "patched-all", "prefix", "stock-b"]
+BOOTS = ["stock", "patched", "patched-all", "prefix", "patched-b", "stock-b"]
 BOOT_TEXT = {"stock": "stock", "patched": "patched, default",
              "patched-all": "patched, `all`", "prefix": "without 4-5",
-             "stock-b": "stock again"}
+             "patched-b": "patched again", "stock-b": "stock again"}
 # the series' default policy per filesystem (patches/*/0000-cover-letter)
 DEFAULT = {"ext2": "lookup", "ext4": "lookup", "tmpfs": "none"}
 PERSONALITIES = ["webproxy", "fileserver", "varmail"]
@@ -167,15 +171,30 @@ class Run:
                 vals.append(r[1] / r[0])
         return vals
 
-    def ratios(self, part, boot, fs, workload):
-        """Throughput of BOOT / stock's, per repetition (stock's ns over BOOT's)."""
-        vals = []
-        for rep in self.reps(part):
-            s = self.result(part, rep, "stock", fs, workload)
-            b = self.result(part, rep, boot, fs, workload)
-            if s and b and s[0] and b[0] and b[1]:
-                vals.append((s[1] / s[0]) / (b[1] / b[0]))
-        return vals
+    def ratios(self, part, boot, fs, workload, ref="stock"):
+        """Throughput of BOOT / REF's, per repetition (REF's ns over BOOT's)."""
+        vals = [self.ratio(part, (rep, ref), (rep, boot), fs, workload)
+                for rep in self.reps(part)]
+        return [v for v in vals if v is not None]
+
+    def ratio(self, part, ref, boot, fs, workload):
+        """Throughput of BOOT / REF, each a (repetition, boot), or None."""
+        s = self.result(part, *ref, fs, workload)
+        b = self.result(part, *boot, fs, workload)
+        if s and b and s[0] and b[0] and b[1]:
+            return (s[1] / s[0]) / (b[1] / b[0])
+        return None
+
+    def patched_floor(self, part, fs, workload):
+        """patched again / patched: patched-b of each repetition, or, in a
+        part without patched-b boots, patched of the next repetition."""
+        vals = self.ratios(part, "patched-b", fs, workload, ref="patched")
+        if vals:
+            return vals
+        reps = self.reps(part)
+        vals = [self.ratio(part, (a, "patched"), (b, "patched"), fs, workload)
+                for a, b in zip(reps, reps[1:])]
+        return [v for v in vals if v is not None]
 
     def workloads(self, part, fs, prefix):
         """The workloads of PART on FS named PREFIX..., in the guest's order."""
@@ -208,20 +227,32 @@ def fss(run, part):
     return [f for f in order if f in have]
 
 
+def floors(run, part, fs, wl):
+    """Both floors of a row: stock again / stock, patched again / patched."""
+    return run.ratios(part, "stock-b", fs, wl), run.patched_floor(part, fs, wl)
+
+
 def ratio_cells(run, part, fs, wl):
-    """The columns every timed row shares: each boot's ratio to stock (the
-    last, stock again, is the floor), then the default policy's verdict."""
+    """The columns every timed row shares: each boot's ratio to stock, the
+    two floors, then the default policy's verdict (resolved at the wider
+    of the floors)."""
+    sf, pf = floors(run, part, fs, wl)
     return (" | ".join(fmt_spread(run.ratios(part, b, fs, wl))
-                       for b in ("patched", "patched-all", "prefix", "stock-b"))
-            + f" | {met(run.ratios(part, 'patched', fs, wl), GOAL_RATIO, run.ratios(part, 'stock-b', fs, wl))}")
+                       for b in ("patched", "patched-all", "prefix"))
+            + f" | {fmt_spread(sf)} | {fmt_spread(pf)}"
+            + f" | {met(run.ratios(part, 'patched', fs, wl), GOAL_RATIO, sf + pf)}")
+
+
+FLOOR_COLUMNS = ("stock again / stock (floor) | patched again / patched (floor) "
+                 "| goal (default >= 0.99; floors within 1 %) |")
 
 
 def filebench_table(run):
     L = ["| personality | fs | stock ops/s | patched, default / stock | patched, `all` / stock "
-         "| without 4-5 / stock | stock again / stock (floor) | goal (default >= 0.99; floor within 1 %) "
-         "| patched: removals per name before the window | patched: first removals' share "
+         "| without 4-5 / stock | " + FLOOR_COLUMNS
+         + " patched: removals per name before the window | patched: first removals' share "
          "of the window's (at most) |",
-         "|---|---|---|---|---|---|---|---|---|---|"]
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
     for w in PERSONALITIES:
         wl = f"fb-{w}"
         for fs in fss(run, "filebench"):
@@ -260,9 +291,8 @@ def warmup(run, fs, w):
 
 def ratio_table(run, part, prefix, title_col):
     L = [f"| {title_col} | fs | stock ns/op | patched, default / stock | patched, `all` / stock "
-         "| without 4-5 / stock | stock again / stock (floor) |"
-         " goal (default >= 0.99; floor within 1 %) |",
-         "|---|---|---|---|---|---|---|---|"]
+         "| without 4-5 / stock | " + FLOOR_COLUMNS,
+         "|---|---|---|---|---|---|---|---|---|"]
     for fs in fss(run, part):
         for wl in run.workloads(part, fs, prefix):
             stock = run.ns_per_op(part, "stock", fs, wl)
@@ -406,14 +436,16 @@ def scale_summary(run):
     fs_list = fss(run, "scale")
     if not fs_list:
         return []
-    L = ["| scale row, patched (default) / stock (floor: stock again / stock) | "
-         + " | ".join(fs_list) + " |", "|---|" + "---|" * len(fs_list)]
+    L = ["| scale row, patched (default) / stock (floors: stock again / stock; "
+         "patched again / patched) | " + " | ".join(fs_list) + " |",
+         "|---|" + "---|" * len(fs_list)]
     for wl in run.workloads("scale", fs_list[0], "calib") + \
             run.workloads("scale", fs_list[0], "bigdir-") + \
             run.workloads("scale", fs_list[0], "busyspool-"):
         L.append(f"| {wl} | " + " | ".join(
             f"{fmt_spread(run.ratios('scale', 'patched', fs, wl))} "
-            f"({fmt_spread(run.ratios('scale', 'stock-b', fs, wl))})" for fs in fs_list) + " |")
+            f"({'; '.join(fmt_spread(f) for f in floors(run, 'scale', fs, wl))})"
+            for fs in fs_list) + " |")
     for label, prefix, key in (("busy spools: negative dentries kept, the largest share of stock's "
                                 f"(goal <= {GOAL_SPOOL_KEPT:g})", "busyspool-", "spool_names"),
                                ("always-new names: kept of stock's "
@@ -446,7 +478,10 @@ def scale_summary(run):
 def headline(run):
     L = [f"Filebench personalities as shipped and the scale rows, {run.release.get('stock', '?')}: "
          f"patched/stock, median [min-max] of {len(run.reps('filebench'))} repetition(s); "
-         f"{TIMING}. `stock again` is the same run's stock/stock floor. Sizes: filebench "
+         f"{TIMING}. `stock again` / `patched again` are the same run's stock/stock and "
+         f"patched/patched floors (filebench's patched/patched: one repetition's patched "
+         f"boot against the next's; n/a in a run with one repetition and no patched-b boot). "
+         f"Sizes: filebench "
          f"`{run.cfg.get('filebench_args', '?')}`, scale `{run.cfg.get('scale_args', '?')}`. "
          f"Every table: `samples/{os.environ.get('BASE') or '6.1'}/scale/scale.md`.", ""]
     L += filebench_table(run)
@@ -469,8 +504,12 @@ def write_reports(run):
     L.append("- Boots: stock; patched under its default policy (lookup on ext2/ext4, none on "
              "tmpfs); patched under negdentry=all (every negative dentry kept: the hook alone); "
              "the series without its per-name patches (every unlinked name freed: commit "
-             "681ce8623567's rule on ext2/ext4); stock again (the noise floor). Ratios are "
-             "throughput against stock of the same repetition: above 1 is faster.")
+             "681ce8623567's rule on ext2/ext4); patched again, scale and mountmem only "
+             "(the patched/patched floor; filebench's is one repetition's patched boot "
+             "against the next one's); stock again (the stock/stock floor). Ratios are "
+             "throughput against stock of the same repetition: above 1 is faster. A goal is "
+             "judged only where both floors stay within 1 % of 1.000, or where the median "
+             "misses by more than the floors' spread.")
     L += ["", "## filebench, as shipped", "",
           "Only `set $dir=` changed, the shipped `run` line dropped and `psrun -W W+N` "
           "appended (`run N` in a run without FB_WARM): filebench's own statistics every W s "
