@@ -209,10 +209,11 @@ def write_headline(run, comps):
             cell = f"{c['ratio']:.4f} [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
             row.append(f"**{cell}**" if fs in fss and c["ratio"] < goal else cell)
         rows.append(row)
-    # no goal: the steady state of always-new names next to its short
-    # window, and the two-CPU rows with their own noise floor (plain TCG:
-    # host time); a row without data in any column (a run made before it)
-    # is left out
+    # no goal: the loop-only windows of always-new names and of the
+    # spools (their goal is on the steady state: freeing at unlink is the
+    # price of not keeping the names), and the two-CPU rows with their own
+    # noise floor (plain TCG: host time); a row without data in any column
+    # (a run made before it) is left out
     extra = [(w.name, names[w.name]) for w in REPORT if w.goal is None]
     for wl, label in extra:
         row = [label, "-"]

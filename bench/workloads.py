@@ -104,8 +104,10 @@ class Workload:
 
 
 def spool_lock(name, title, headline, run):
-    """A spool + lock file workload and its steady state."""
-    return [Workload(name, title, "iterations/s", 4, headline, run=run, goal=0.99, spool=True),
+    """A spool + lock file workload and its steady state: the goal is on the
+    steady state (issue 25's table: freeing at unlink is the price of not
+    keeping the spool's names, so the loop alone is reported without one)."""
+    return [Workload(name, title, "iterations/s", 4, headline, run=run, spool=True),
             Workload(name + "-reclaim", title + STEADY_STATE, "iterations/s", 4,
                      headline + STEADY_STATE, goal=0.99, note=(
                          f"The `{name}` loop of the table above, plus `echo 2 > "
@@ -163,10 +165,11 @@ DECLARED = [
              "iterations/s", 4, "webproxy-like (fileset + write + reads)",
              run="webproxy {NFILES} {WEBPROXY}", goal=0.99),
     Workload("newnames", "Always-new names (create, close, unlink)", "create+unlink/s", 5,
-             "always-new names", run="newnames {NEWNAMES}", goal=1.00),
+             "always-new names", run="newnames {NEWNAMES}"),
+    # the goal is on the steady state, as on the spool rows
     Workload("newnames-reclaim",
              "Always-new names, then the reclaim of what they left (steady state)",
-             "create+unlink/s", 5, "always-new names" + STEADY_STATE, note=(
+             "create+unlink/s", 5, "always-new names" + STEADY_STATE, goal=0.99, note=(
                  "The always-new names loop of section 5, plus `echo 2 > "
                  "/proc/sys/vm/drop_caches` right after it, timed together: stock leaves "
                  "one negative dentry per name and frees it here (as memory pressure would, "
