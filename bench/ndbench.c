@@ -27,10 +27,16 @@
  *   fileset DIR NFILES OPS    webproxy-like fileset of NFILES names, 80%
  *                             present: delete a random present file, create
  *                             a random absent one (a name deleted earlier,
- *                             others intervened); OPS delete+create pairs
+ *                             others intervened); a warm-up of
+ *                             max(5 x NFILES, OPS/4) pairs, then OPS pairs
+ *                             timed: the steady state, where few of the
+ *                             window's removals are a name's first (count
+ *                             fileset first_removals: how many were)
  *   webproxy DIR NFILES OPS   fileset plus a 4 KiB write to the new file
  *                             and 5 x open+read+close of present files
- *                             (filebench webproxy.f's flow); OPS iterations
+ *                             (filebench webproxy.f's flow); the same
+ *                             warm-up, OPS iterations (count webproxy
+ *                             first_removals)
  *   newnames DIR OPS          always-new names: create+close+unlink; then
  *                             the reclaim of what the loop left (echo 2 >
  *                             drop_caches: stock frees its negative
@@ -149,9 +155,12 @@
  *                                   drop_caches, NS the loop and the
  *                                   reclaim together (the steady state)
  *
- * The timed loops of relock, fileset, webproxy, newnames and of the four
- * above follow an untimed warm-up of OPS/4 operations (the short fileset:
- * at least 4 x NFILES toggles, so that nearly every name has come and gone).
+ * The timed loops of relock, newnames and of the four above follow an
+ * untimed warm-up of OPS/4 operations (the short fileset: at least 4 x
+ * NFILES toggles, fileset and webproxy 5 x NFILES pairs, so that nearly
+ * every name has come and gone: a name's first removal has no negative
+ * dentry to keep under any policy, and a real fileset removes each name
+ * many times).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -418,11 +427,14 @@ static int pick(int want)
 static void fileset(const char *label, int n, long long ops, int data)
 {
 	static char buf[4096];
-	char name[64];
-	long long it, t0;
+	char name[64], *removed;
+	long long it, t0, warm = ops / 4 > 5LL * n ? ops / 4 : 5LL * n, first = 0;
 	int i, k, fd;
 
 	fileset_setup(n);
+	removed = calloc(n, 1);
+	if (!removed)
+		die("calloc");
 	if (data) {
 		/* give the present files their 4 KiB */
 		for (i = 0; i < n; i++)
@@ -435,7 +447,7 @@ static void fileset(const char *label, int n, long long ops, int data)
 			}
 	}
 	t0 = 0;
-	for (it = -(ops / 4); it < ops; it++) {
+	for (it = -warm; it < ops; it++) {
 		if (it == 0) {
 			settle();
 			t0 = now_ns();
@@ -445,6 +457,9 @@ static void fileset(const char *label, int n, long long ops, int data)
 		if (unlink(name))
 			die(name);
 		present[i] = 0;
+		if (!removed[i] && it >= 0)
+			first++;
+		removed[i] = 1;
 		i = pick(0);
 		fs_name(name, sizeof(name), i);
 		fd = open(name, O_CREAT | O_EXCL | O_WRONLY, 0644);
@@ -463,6 +478,8 @@ static void fileset(const char *label, int n, long long ops, int data)
 		}
 	}
 	result(label, ops, now_ns() - t0);
+	count_line(label, "first_removals", first);
+	free(removed);
 }
 
 /* reclaim every unused dentry and inode (what memory pressure would do) */

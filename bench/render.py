@@ -512,6 +512,14 @@ def workload_tables(L, run, comps, workloads, unit_mode):
                  "median [min-max] of the per-repetition ratios.\n")
         if w.note:
             L.append(w.note + "\n")
+        first = run.count_max(wl, "first_removals")
+        if first is not None:
+            ops = max(r[5] for r in run.rows if r[4] == wl)
+            L.append(f"Measured in the steady state: the timed pairs follow a warm-up of "
+                     f"max(5 x NFILES, OPS/4) pairs, so that the window's removals are "
+                     f"rarely a name's first (which no policy can keep a negative dentry "
+                     f"for). The most of them in any boot, filesystem and policy: "
+                     f"{first} of the window's {ops:,} removals ({first / ops:.4f}).\n")
         if wl in COUNTED:
             L.append("Last column: negative dentries left by the timed loop "
                      "(nr_negative after - before, median over repetitions), stock / "
