@@ -11,6 +11,19 @@ def missed_by(x):
     return f"MISSED by {x:.4f}" if round(x, 4) > 0 else f"MISSED by {x:.1e}"
 
 
+# Issue 25: ">= 0.99" means at least 0.99 of stock or, where the same
+# patched kernel under negdentry=all (every negative dentry kept: the most
+# any decision in ->d_delete can reach) is itself below the goal because of
+# the hook's cost, within 0.5 % of that figure, measured in the same run.
+ALL_MARGIN = 0.005
+
+
+def within_all(r, a, goal):
+    """Whether a default-policy ratio R short of GOAL is met through the
+    negdentry=all figure A of the same row (None: no such figure)."""
+    return a is not None and a < goal and r >= a * (1 - ALL_MARGIN)
+
+
 def count_goal(sd, pd, goal):
     """The result and verdict of a goal on the negative dentries a workload
     left: patched at most GOAL of stock, judged only when stock left at
@@ -71,13 +84,16 @@ def goal_rows(run, comps):
                 continue
             r = c["ratio"]
             res = f"{r:.4f} [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
+            # what keeping every negative dentry gives: the most any
+            # decision inside ->d_delete can reach
+            a = by.get((wl, fs, "all"))
             if r >= goal:
                 ok = "met" if c["ratio_min"] >= goal else "met (median; min below)"
+            elif within_all(r, a and a["ratio"], goal):
+                ok = (f"met: within {ALL_MARGIN:.1%} of negdentry=all ({a['ratio']:.4f}), "
+                      f"itself below {goal:.2f}: the hook's cost")
             else:
                 ok = missed_by(goal - r)
-                # what keeping every negative dentry gives: the most any
-                # decision inside ->d_delete can reach
-                a = by.get((wl, fs, "all"))
                 if a:
                     ok += f" (negdentry=all: {a['ratio']:.4f})"
             rows.append((f"{wl}, {fs}", f">= {goal:.2f}", res, ok))

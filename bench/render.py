@@ -207,7 +207,12 @@ def write_headline(run, comps):
                 row.append("not run" if fs in fss else "-")
                 continue
             cell = f"{c['ratio']:.4f} [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
-            row.append(f"**{cell}**" if fs in fss and c["ratio"] < goal else cell)
+            a = by.get((wl, fs, "all"))
+            if fs in fss and c["ratio"] < goal and within_all(c["ratio"], a and a["ratio"], goal):
+                cell += f" (`all` {a['ratio']:.4f})"
+            elif fs in fss and c["ratio"] < goal:
+                cell = f"**{cell}**"
+            row.append(cell)
         rows.append(row)
     # no goal: the loop-only windows of always-new names and of the
     # spools (their goal is on the steady state: freeing at unlink is the
@@ -245,7 +250,10 @@ def write_headline(run, comps):
           md_table(["measurement", "goal", "ext2", "ext4", "tmpfs"], rows)]
     if noise:
         med = [n["ratio"] for n in noise]
-        L.append(f"Bold: goal missed. Noise floor of these workloads (stock/stock: second "
+        L.append(f"Bold: goal missed. A cell followed by (`all` X) is short of its goal "
+                 f"but within {ALL_MARGIN:.1%} of the same kernel under negdentry=all, X, "
+                 f"itself below the goal: issue 25 counts that as met (the hook's cost, "
+                 f"which no policy can avoid). Noise floor of these workloads (stock/stock: second "
                  f"stock boot / first of the same repetition, same mode): medians "
                  f"{min(med):.3f}-{max(med):.3f}, single repetitions "
                  f"{min(n['ratio_min'] for n in noise):.3f}-"
