@@ -78,8 +78,10 @@
  *                             unlinked, in the timed step (fs_mark keeps
  *                             its files); a result line (OPS operations
  *                             over the guest ns of CMD + clean-up) if OPS
- *                             is above 0, and a count line (the negative
- *                             dentries left); CMD failing is fatal
+ *                             is above 0, and count lines: the negative
+ *                             dentries left (negative_delta) and the ms
+ *                             the CPU was idle inside the window (idle_ms,
+ *                             /proc/stat, 4 ms steps); CMD failing is fatal
  *   smp DIR NFILES OPS        two threads (on two vCPUs) at once, each
  *                             OPS stat() of NFILES existing files round
  *                             robin (result smpstat-NFILES, 2 x OPS ops),
@@ -284,6 +286,25 @@ static long long nr_negative(void)
 
 	dentry_state(d);
 	return d[4];
+}
+
+/*
+ * The time the guest's CPUs were idle (and waiting for I/O), in ms, from
+ * /proc/stat's tick-based accounting (4 ms steps at HZ=250): a timed
+ * window with idle time in it waited for something (under -icount
+ * sleep=off an idle vCPU moves the guest clock to its next timer).
+ */
+static long long idle_ms(void)
+{
+	unsigned long long v[5] = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f || fscanf(f, "cpu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			 &v[3], &v[4]) != 5)
+		die("/proc/stat");
+	fclose(f);
+	return (long long)(v[3] + v[4]) * 1000 / (hz > 0 ? hz : 100);
 }
 
 static void mem_line(int round)
@@ -765,11 +786,12 @@ static void tool(const char *label, long long ops, const char *log, int clean,
 		 char **cmd)
 {
 	struct timed t = { 0, 0 };
-	long long ns, neg;
+	long long ns, neg, idle0;
 	int status;
 	pid_t pid;
 
 	timed_start(&t);
+	idle0 = idle_ms();
 	pid = fork();
 	if (pid < 0)
 		die("fork");
@@ -796,6 +818,7 @@ static void tool(const char *label, long long ops, const char *log, int clean,
 	if (ops > 0)
 		result(label, ops, ns);
 	count_line(label, "negative_delta", neg);
+	count_line(label, "idle_ms", idle_ms() - idle0);
 	if (clean)
 		count_line(label, "cleaned", cleaned);
 }

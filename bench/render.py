@@ -2,6 +2,7 @@
 """The report's text and plots (bench/report.py): the headline, the
 summary with every table, the gnuplot figures."""
 import os
+import statistics
 import subprocess
 import sys
 
@@ -520,6 +521,14 @@ def workload_tables(L, run, comps, workloads, unit_mode):
                  "median [min-max] of the per-repetition ratios.\n")
         if w.note:
             L.append(w.note + "\n")
+        idle = [v for rep, lab, f, p, w_, k, v in run.counts if (w_, k) == (wl, "idle_ms")]
+        if idle:
+            L.append(f"Idle time inside the timed window (ndbench's count idle_ms, from "
+                     f"/proc/stat: 4 ms steps), over every boot and filesystem: median "
+                     f"{statistics.median(idle):,.0f} ms, {min(idle):,}-{max(idle):,} ms. "
+                     f"Under -icount sleep=off an idle vCPU moves the guest clock to its "
+                     f"next timer: a window with idle time waited for something, and its "
+                     f"ratio carries that wait.\n")
         first = run.count_max(wl, "first_removals")
         if first is not None:
             ops = max(r[5] for r in run.rows if r[4] == wl)
