@@ -132,6 +132,7 @@ scale-sample:
 ##   (samples/BASE/bench/)
 bench-sample:
 	python3 bench/report.py --publish $(or $(RUN),$(RESULTS)/bench-latest)
+	python3 bench/patch_numbers.py --write $(BASE)
 
 ## policy-model: replay busy spools and filebench's fileset on a model of
 ##   negdentry=lookup's table and its alternatives (no kernel; about 2 min):
