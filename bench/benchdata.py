@@ -276,11 +276,9 @@ class Run:
                 if (lab, f, p, w, k) == (label, fs, policy, workload, key)]
         return statistics.median(vals) if vals else None
 
-    def count_max(self, workload, key):
-        """The largest value of a count line over every boot, filesystem
-        and policy, or None."""
-        vals = [v for rep, lab, f, p, w, k, v in self.counts if (w, k) == (workload, key)]
-        return max(vals) if vals else None
+    def count_values(self, workload, key):
+        """A count line's values over every boot, filesystem and policy."""
+        return [v for rep, lab, f, p, w, k, v in self.counts if (w, k) == (workload, key)]
 
     def count_sum(self, fs, label, policy):
         """(stock, LABEL under POLICY): sums over the COUNTED workloads

@@ -209,10 +209,11 @@ def write_headline(run, comps):
                 continue
             cell = f"{c['ratio']:.4f} [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
             a = by.get((wl, fs, "all"))
-            if fs in fss and c["ratio"] < goal and within_all(c["ratio"], a and a["ratio"], goal):
-                cell += f" (`all` {a['ratio']:.4f})"
-            elif fs in fss and c["ratio"] < goal:
-                cell = f"**{cell}**"
+            if fs in fss and c["ratio"] < goal:
+                if within_all(c["ratio"], a and a["ratio"], goal):
+                    cell += f" (`all` {a['ratio']:.4f})"
+                else:
+                    cell = f"**{cell}**"
             row.append(cell)
         rows.append(row)
     # no goal: the loop-only windows of always-new names and of the
@@ -507,7 +508,7 @@ def workload_tables(L, run, comps, workloads, unit_mode):
                          + few(c, comps),
                          f"{c['base_nsop']:,.0f} / {c['other_nsop']:,.0f} "
                          f"({c['other_nsop'] - c['base_nsop']:+,.0f})",
-                         f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]{few(n, comps)}" if n else "-",
+                         floor_cell(n) + few(n, comps) if n else "-",
                          floor_cell(c.get("pnoise"))))
         if not rows:
             continue
@@ -521,7 +522,7 @@ def workload_tables(L, run, comps, workloads, unit_mode):
                  "median [min-max] of the per-repetition ratios.\n")
         if w.note:
             L.append(w.note + "\n")
-        idle = [v for rep, lab, f, p, w_, k, v in run.counts if (w_, k) == (wl, "idle_ms")]
+        idle = run.count_values(wl, "idle_ms")
         if idle:
             L.append(f"Idle time inside the timed window (ndbench's count idle_ms, from "
                      f"/proc/stat: 4 ms steps), over every boot and filesystem: median "
@@ -529,7 +530,7 @@ def workload_tables(L, run, comps, workloads, unit_mode):
                      f"Under -icount sleep=off an idle vCPU moves the guest clock to its "
                      f"next timer: a window with idle time waited for something, and its "
                      f"ratio carries that wait.\n")
-        first = run.count_max(wl, "first_removals")
+        first = max(run.count_values(wl, "first_removals"), default=None)
         if first is not None:
             ops = max(r[5] for r in run.rows if r[4] == wl)
             L.append(f"Measured in the steady state: the timed pairs follow a warm-up of "
@@ -566,7 +567,7 @@ def stress_table(L, comps, unit_mode):
                      f"{fmt(c['other_median'])} [{fmt(c['other_min'])}-{fmt(c['other_max'])}]",
                      f"**{c['ratio']:.4f}** [{c['ratio_min']:.4f}-{c['ratio_max']:.4f}]"
                      + few(c, comps),
-                     f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]{few(n, comps)}" if n else "-",
+                     floor_cell(n) + few(n, comps) if n else "-",
                      floor_cell(c.get("pnoise"))))
     if rows:
         L.append("## 7. stress-ng on ext4 (default policy)\n")
