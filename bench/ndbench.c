@@ -79,9 +79,11 @@
  *                             its files); a result line (OPS operations
  *                             over the guest ns of CMD + clean-up) if OPS
  *                             is above 0, and count lines: the negative
- *                             dentries left (negative_delta) and the ms
- *                             the CPU was idle inside the window (idle_ms,
- *                             /proc/stat, 4 ms steps); CMD failing is fatal
+ *                             dentries left (negative_delta), the ms the
+ *                             CPU was idle inside the window (idle_ms,
+ *                             /proc/stat, 10 ms steps) and the virtio
+ *                             interrupts in it (virtio_irqs: the host's
+ *                             9p replies); CMD failing is fatal
  *   smp DIR NFILES OPS        two threads (on two vCPUs) at once, each
  *                             OPS stat() of NFILES existing files round
  *                             robin (result smpstat-NFILES, 2 x OPS ops),
@@ -290,7 +292,7 @@ static long long nr_negative(void)
 
 /*
  * The time the guest's CPUs were idle (and waiting for I/O), in ms, from
- * /proc/stat's tick-based accounting (4 ms steps at HZ=250): a timed
+ * /proc/stat's tick-based accounting (USER_HZ: 10 ms steps): a timed
  * window with idle time in it waited for something (under -icount
  * sleep=off an idle vCPU moves the guest clock to its next timer).
  */
@@ -305,6 +307,37 @@ static long long idle_ms(void)
 		die("/proc/stat");
 	fclose(f);
 	return (long long)(v[3] + v[4]) * 1000 / (hz > 0 ? hz : 100);
+}
+
+/*
+ * The interrupts of the guest's virtio devices so far: the replies of the
+ * host root's 9p transport (and of the virtio disks, which an -icount
+ * guest does not use once its images are in RAM disks).  One inside a
+ * timed window is a wait for the host.
+ */
+static long long virtio_irqs(void)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[4096], *p, *end;
+	long long sum = 0;
+
+	if (!f)
+		die("/proc/interrupts");
+	while (fgets(line, sizeof(line), f)) {
+		p = strchr(line, ':');
+		if (!p || !strstr(line, "virtio"))
+			continue;
+		/* one column per CPU, then the chip and the devices */
+		for (p++;; p = end) {
+			long long v = strtoll(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+		}
+	}
+	fclose(f);
+	return sum;
 }
 
 static void mem_line(int round)
@@ -786,11 +819,12 @@ static void tool(const char *label, long long ops, const char *log, int clean,
 		 char **cmd)
 {
 	struct timed t = { 0, 0 };
-	long long ns, neg, idle0;
+	long long ns, neg, idle0, irq0;
 	int status;
 	pid_t pid;
 
 	timed_start(&t);
+	irq0 = virtio_irqs();
 	idle0 = idle_ms();
 	pid = fork();
 	if (pid < 0)
@@ -819,6 +853,7 @@ static void tool(const char *label, long long ops, const char *log, int clean,
 		result(label, ops, ns);
 	count_line(label, "negative_delta", neg);
 	count_line(label, "idle_ms", idle_ms() - idle0);
+	count_line(label, "virtio_irqs", virtio_irqs() - irq0);
 	if (clean)
 		count_line(label, "cleaned", cleaned);
 }

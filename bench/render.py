@@ -524,12 +524,15 @@ def workload_tables(L, run, comps, workloads, unit_mode):
             L.append(w.note + "\n")
         idle = run.count_values(wl, "idle_ms")
         if idle:
+            irqs = run.count_values(wl, "virtio_irqs")
+            host = (f" Virtio interrupts inside it (virtio_irqs: the host root's 9p "
+                    f"replies): {min(irqs):,}-{max(irqs):,}." if irqs else "")
             L.append(f"Idle time inside the timed window (ndbench's count idle_ms, from "
-                     f"/proc/stat: 4 ms steps), over every boot and filesystem: median "
+                     f"/proc/stat: 10 ms steps), over every boot and filesystem: median "
                      f"{statistics.median(idle):,.0f} ms, {min(idle):,}-{max(idle):,} ms. "
                      f"Under -icount sleep=off an idle vCPU moves the guest clock to its "
                      f"next timer: a window with idle time waited for something, and its "
-                     f"ratio carries that wait.\n")
+                     f"ratio carries that wait.{host}\n")
         first = max(run.count_values(wl, "first_removals"), default=None)
         if first is not None:
             ops = max(r[5] for r in run.rows if r[4] == wl)
