@@ -119,7 +119,7 @@ bench: kernels
 ##   patches (bench/run.sh's parts filebench and scale; report in
 ##   results/BASE/bench-latest/scale.md)
 bench-scale: kernels
-	BENCH_PARTS="$(or $(BENCH_PARTS),scale mountmem filebench)" bash bench/run.sh
+	BENCH_PARTS="$(or $(BENCH_PARTS),scale mountmem filebench filebench-few)" bash bench/run.sh
 
 ## scale-sample: make the last bench-scale report BASE's committed sample
 ##   (samples/BASE/scale/, its block in samples/README.md and the numbers of

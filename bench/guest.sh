@@ -26,7 +26,8 @@
 #           filebench's personalities FB_WORKLOADS (webproxy fileserver
 #           varmail) as shipped, on each filesystem of FSS under every
 #           policy in POLICIES: only 'set $dir=' changed, the shipped 'run'
-#           line dropped and 'run FB_RUN' appended (keys: FB_PREFIX, the
+#           line dropped and 'run FB_RUN' appended; an entry NAME:N also
+#           sets $nthreads to N, and its results are named NAME-tN (keys: FB_PREFIX, the
 #           install folder of bench/build-filebench.sh, FB_WORKLOADS,
 #           FB_WARM and FB_RUN: 'psrun -FB_WARM FB_WARM+FB_RUN' replaces
 #           'run': filebench's statistics every FB_WARM s of guest time,
@@ -375,13 +376,23 @@ filebench)
 	cat "$fb" >/dev/null
 	for p in $(policies); do
 		for fs in $FSS; do
-			for w in $FB_WORKLOADS; do
-				f=$FB_PREFIX/share/filebench/workloads/$w.f
+			for spec in $FB_WORKLOADS; do
+				# NAME, or NAME:THREADS (its $nthreads set to
+				# THREADS; its results named NAME-tTHREADS)
+				name=${spec%%:*} threads=${spec#"$name"} threads=${threads#:}
+				w=$name${threads:+-t$threads}
+				f=$FB_PREFIX/share/filebench/workloads/$name.f
 				[ -f "$f" ] || { echo "guest.sh: no personality $f" >&2; exit 1; }
+				if [ -n "$threads" ] && ! grep -q "^set \$nthreads=" "$f"; then
+					echo "guest.sh: $f sets no \$nthreads for $spec" >&2
+					exit 1
+				fi
 				mount_fs "$fs" "$p"
 				d=/mnt/$fs/bench/fb-$w
 				mkdir -p "$d"
-				sed -e "s|^set \$dir=.*|set \$dir=$d|" -e '/^run\b/d' "$f" >/tmp/fb.f
+				# (without THREADS the last expression changes nothing)
+				sed -e "s|^set \$dir=.*|set \$dir=$d|" -e '/^run\b/d' \
+					-e "/^set \$nthreads=/s/=\(.*\)/=${threads:-\\1}/" "$f" >/tmp/fb.f
 				if [ "$FB_WARM" -gt 0 ]; then
 					echo "psrun -$FB_WARM $((FB_WARM + FB_RUN))" >>/tmp/fb.f
 				else

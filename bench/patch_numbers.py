@@ -36,7 +36,7 @@ import sys
 import textwrap
 
 from report import sample_place
-from scale_report import Run, fmt_spread, kept_share, med
+from scale_report import Run, fmt_spread, kept_share, med, personalities, personality_label
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOOTER = "Generated from samples/{base}/scale/ by bench/patch_numbers.py."
@@ -50,7 +50,7 @@ PREV_NAME = "v3"
 def label(wl):
     """A scale or filebench workload name as a short row label."""
     if wl.startswith("fb-"):
-        return f"{wl[3:]}.f"
+        return personality_label(wl[3:])
     parts = wl.split("-")
     if parts[0] == "bigdir":
         return f"fileset, {int(parts[1]):,} others"
@@ -62,7 +62,7 @@ def label(wl):
 def table(run, fs, prev=None):
     """The rows of one filesystem: timed rows, then counts; with PREV (the
     previous version's sample), its default policy's median too."""
-    rows = [("filebench", f"fb-{w}") for w in ("webproxy", "fileserver", "varmail")]
+    rows = [("filebench", f"fb-{w}") for w in personalities(run)]
     rows += [("scale", wl) for wl in run.workloads("scale", fs, "bigdir-")
              if wl.endswith("-toggle")]
     rows += [("scale", wl) for wl in run.workloads("scale", fs, "busyspool-")]

@@ -6,7 +6,7 @@
 #
 # Environment (same meaning as the options): BENCH_MODE, BENCH_REPS,
 # BENCH_JOBS, BENCH_QUICK=1; BENCH_PARTS ("mem pc tput smp", and the
-# parts not run by default: "filebench scale mountmem") and BENCH_PC_FS (default
+# parts not run by default: "filebench filebench-few scale mountmem") and BENCH_PC_FS (default
 # "ext2 ext4") choose what runs.
 #
 #   mem    the 2002 reproducer, counts (plain TCG, one CPU: counts are exact)
@@ -28,6 +28,11 @@
 #          filebench's webproxy.f, fileserver.f and varmail.f as shipped
 #          (bench/build-filebench.sh builds it from ../shared/third_party)
 #          on ext4 and ext2, FB_REPS x the FB_BOOTS below, -icount
+#   filebench-few
+#          the same with fewer threads: varmail.f with $nthreads=1 (16
+#          shipped), whose stock/stock floor the shipped threads spread
+#          over several % on one vCPU; boots of their own, so that it can
+#          be added to a run that has the filebench part
 #   scale  big directories, lock files beside busy spools, a million
 #          always-new names, on ext2, ext4 and tmpfs, once per SCALE_BOOT
 #          (counts are exact), -icount
@@ -107,6 +112,9 @@ else
 	SCALE_ARGS=(BIGDIR_OTHERS='10000 100000' BIGDIR_OPS=2000
 		BUSY_SPOOL='1000 10000 100000' BUSY_NAMES=200000 MILLION=1000000)
 fi
+# the filebench parts' personalities (bench/guest.sh: NAME or NAME:THREADS)
+FB_SHIPPED='webproxy fileserver varmail'
+FB_FEW='varmail:1'
 # the big directories' other entries, pre-made in the images
 bigdirs=$(printf '%s\n' "${SCALE_ARGS[@]}" | sed -n "s/^BIGDIR_OTHERS=//p")
 [ "$REPS" -ge 1 ] || die "--reps must be at least 1"
@@ -140,11 +148,11 @@ esac
 for k in stock patched; do
 	[ -f "$(kernel_image "$k")" ] || die "kernel $k not built: run 'make kernels'"
 done
-case " $PARTS " in *" filebench "* | *" scale "* | *" mountmem "*)
+case " $PARTS " in *" filebench"* | *" scale "* | *" mountmem "*)
 	[ "$prefix_n" -ge 1 ] || die "patches/$BASE/series: no per-name patch after a prefix (the prefix boot needs one)"
 	bash "$TOP/scripts/kernel.sh" build "step-$prefix_n" ;;
 esac
-case " $PARTS " in *" filebench "*) bash "$TOP/bench/build-filebench.sh" ;; esac
+case " $PARTS " in *" filebench"*) bash "$TOP/bench/build-filebench.sh" ;; esac
 make -s -C "$TOP/bench" OUT="$BUILD_DIR/bench"
 
 run=${run:-$RESULTS_DIR/bench-$(date +%Y%m%d-%H%M%S)}
@@ -176,10 +184,15 @@ done
 	case " $PARTS " in *" pc "*) echo "pc_args=${PC_ARGS[*]} fs=$PC_FS" ;; esac
 	case " $PARTS " in *" tput "*) echo "tput_args=${TPUT_ARGS[*]}" ;; esac
 	case " $PARTS " in *" smp "*) echo "smp_args=${SMP_ARGS[*]}" ;; esac
-	case " $PARTS " in *" filebench "*) echo "filebench_args=${FB_ARGS[*]} reps=$FB_REPS" ;; esac
+	case " $PARTS " in *" filebench "*)
+		echo "filebench_args=${FB_ARGS[*]} reps=$FB_REPS workloads=$FB_SHIPPED" ;;
+	esac
+	case " $PARTS " in *" filebench-few "*)
+		echo "filebench_few_args=${FB_ARGS[*]} reps=$FB_REPS workloads=$FB_FEW" ;;
+	esac
 	case " $PARTS " in *" scale "*) echo "scale_args=${SCALE_ARGS[*]}" ;; esac
 	case " $PARTS " in *" tput "*) echo "tput_boots=${TPUT_BOOTS[*]}" ;; esac
-	case " $PARTS " in *" filebench "* | *" scale "* | *" mountmem "*)
+	case " $PARTS " in *" filebench"* | *" scale "* | *" mountmem "*)
 		echo "scale_boots=${SCALE_BOOTS[*]}"
 		echo "filebench_boots=${FB_BOOTS[*]}"
 		echo "prefix=step-$prefix_n $(cat "$KERNELS_DIR/step-$prefix_n/release")" ;;
@@ -289,7 +302,7 @@ spawn() {
 
 # the images the boots copy, made before the boots start
 plain_images=$(images plain recipe)
-case " $PARTS " in *" filebench "*) fb_images=$(images filebench 3G) ;; esac
+case " $PARTS " in *" filebench"*) fb_images=$(images filebench 3G) ;; esac
 case " $PARTS " in *" scale "*) scale_images=$(images scale 2G) ;; esac
 case " $PARTS " in *" mem "*)
 	log "mem: the 2002 reproducer (${MEM_ARGS[*]}), plain TCG"
@@ -359,18 +372,22 @@ case " $PARTS " in *" mountmem "*)
 			"$run/mountmem/$label" "$k" icount 1024 mountmem POLICIES="$p"
 	done ;;
 esac
-case " $PARTS " in *" filebench "*)
-	log "filebench: $FB_REPS x (${FB_BOOTS[*]}), ${FB_ARGS[*]}, -icount"
+# filebench_part PART WORKLOADS: FB_REPS x FB_BOOTS boots into $run/PART/
+filebench_part() {
+	local part=$1 workloads=$2 r label k p
+	log "$part: $FB_REPS x (${FB_BOOTS[*]}), $workloads, ${FB_ARGS[*]}, -icount"
 	for r in $(seq 1 "$FB_REPS"); do
 		for label in "${FB_BOOTS[@]}"; do
 			read -r k p < <(scale_boot "$label")
 			IMAGES=$fb_images BOOT_TIMEOUT=7200 spawn "$JOBS" boot_job \
-				"$run/filebench/r$r-$label" "$k" icount 5120 filebench \
+				"$run/$part/r$r-$label" "$k" icount 5120 filebench \
 				POLICIES="$p" FSS="ext4 ext2" FB_PREFIX="$BUILD_DIR/filebench/inst" \
-				"${FB_ARGS[@]}"
+				FB_WORKLOADS="$workloads" "${FB_ARGS[@]}"
 		done
-	done ;;
-esac
+	done
+}
+case " $PARTS " in *" filebench "*) filebench_part filebench "$FB_SHIPPED" ;; esac
+case " $PARTS " in *" filebench-few "*) filebench_part filebench-few "$FB_FEW" ;; esac
 case " $PARTS " in *" smp "*)
 	wait	# host time: nothing else may run beside these boots
 	log "smp: $REPS x (stock, patched, stock), 2 vCPUs, plain TCG, one at a time"
@@ -388,7 +405,7 @@ case " $PARTS " in *" mem "* | *" pc "* | *" tput "* | *" smp "*)
 	python3 "$TOP/bench/report.py" "$run" || status=1
 	echo "report: $run/summary.md" ;;
 esac
-case " $PARTS " in *" filebench "* | *" scale "* | *" mountmem "*)
+case " $PARTS " in *" filebench"* | *" scale "* | *" mountmem "*)
 	python3 "$TOP/bench/scale_report.py" "$run" || status=1 ;;
 esac
 fails=$(grep -lvx 0 "$run"/*/*/boot-rc 2>/dev/null || true)

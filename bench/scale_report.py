@@ -43,13 +43,16 @@ from report import fmt, gnuplot, kv_file, publish_sample, read_lines
 from goals import ALL_MARGIN, within_all
 
 # the parts of bench/run.sh this report reads: one folder per boot in each
-PARTS = ["filebench", "scale", "mountmem"]
+# (filebench-few's results are filebench's: rows of their own names)
+PARTS = ["filebench", "filebench-few", "scale", "mountmem"]
 BOOTS = ["stock", "patched", "patched-all", "prefix", "patched-b", "stock-b"]
 BOOT_TEXT = {"stock": "stock", "patched": "patched, default",
              "patched-all": "patched, `all`", "prefix": "without 4-5",
              "patched-b": "patched again", "stock-b": "stock again"}
 # the series' default policy per filesystem (patches/*/0000-cover-letter)
 DEFAULT = {"ext2": "lookup", "ext4": "lookup", "tmpfs": "none"}
+# filebench's shipped personalities, in the report's order; a run's
+# variants (NAME-tN: $nthreads=N) follow their personality
 PERSONALITIES = ["webproxy", "fileserver", "varmail"]
 # goals of the series (issue "Series v4"): throughput of the default
 # policy against stock, and the share of a spool's negatives it may keep
@@ -91,13 +94,14 @@ class Run:
     def load_boots(self):
         folders = [(part, bd) for part in PARTS
                    for bd in glob.glob(os.path.join(self.d, part, "*")) if os.path.isdir(bd)]
-        for part, bd in sorted(folders):
+        for folder, bd in sorted(folders):
             name = os.path.basename(bd)
+            part = "filebench" if folder == "filebench-few" else folder
             m = re.match(r"r(\d+)-(.+)$", name)
             rep, boot = (int(m.group(1)), m.group(2)) if m else (1, name)
             rc = read_lines(os.path.join(bd, "boot-rc"))
             if not rc or rc[0][0] != "0":
-                self.failed[f"{part}/{name}"] = (f"boot exit {rc[0][0]}" if rc else
+                self.failed[f"{folder}/{name}"] = (f"boot exit {rc[0][0]}" if rc else
                                                  "no boot-rc (boot did not finish)")
             for l in read_lines(os.path.join(bd, "raw.txt")):
                 if l[0] == "result" and len(l) == 6:
@@ -229,6 +233,26 @@ def met(vals, goal, floor=None, all_vals=None):
     return "met" if m - d >= goal else f"not resolved (floor ±{d:.3f})"
 
 
+def personalities(run):
+    """The filebench personalities of RUN (fb-NAME[-tN] without fb-):
+    PERSONALITIES' order, each followed by its variants by threads."""
+    have = {r[5][3:] for r in run.results if r[0] == "filebench" and r[5].startswith("fb-")}
+
+    def key(w):
+        name, _, t = w.partition("-t")
+        i = PERSONALITIES.index(name) if name in PERSONALITIES else len(PERSONALITIES)
+        return (i, name, int(t) if t.isdigit() else 0)
+    return sorted(have, key=key)
+
+
+def personality_label(w):
+    """fb-NAME[-tN] without fb-, as a row label: NAME.f[, N thread(s)]."""
+    name, _, t = w.partition("-t")
+    if not t.isdigit():
+        return f"{w}.f"
+    return f"{name}.f, {t} thread{'s' if t != '1' else ''}"
+
+
 def fss(run, part):
     order = ["ext4", "ext2", "tmpfs"]
     have = {r[3] for r in run.results + run.counts if r[0] == part}
@@ -270,14 +294,14 @@ def filebench_table(run):
          + " patched: removals per name before the window | patched: first removals' share "
          "of the window's (at most) |",
          "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for w in PERSONALITIES:
+    for w in personalities(run):
         wl = f"fb-{w}"
         for fs in fss(run, "filebench"):
             stock = [1e9 / v for v in run.ns_per_op("filebench", "stock", fs, wl)]
             if not stock:
                 continue
             per_name, first = warmup(run, fs, w)
-            L.append(f"| {w}.f | {fs} | {fmt_spread(stock)} | "
+            L.append(f"| {personality_label(w)} | {fs} | {fmt_spread(stock)} | "
                      f"{ratio_cells(run, 'filebench', fs, wl)} "
                      f"| {fmt_spread(per_name, 1)} | {fmt_spread(first)} |")
     return L
@@ -379,15 +403,17 @@ def memory_table(run):
 
 def plot_filebench(run):
     """ops/s per boot, one panel per personality and filesystem."""
-    panels = [(w, fs) for w in PERSONALITIES for fs in fss(run, "filebench")
+    ws = personalities(run)
+    panels = [(w, fs) for w in ws for fs in fss(run, "filebench")
               if run.ns_per_op("filebench", "stock", fs, f"fb-{w}")]
     if not panels:
         return None
     os.makedirs(os.path.join(run.d, "scale-plotdata"), exist_ok=True)
     g = ["set terminal pngcairo size 1500,900 font ',10'",
          f"set output '{run.d}/filebench.png'",
-         f"set multiplot layout {len(PERSONALITIES)},{len(fss(run, 'filebench'))} "
-         "title 'filebench personalities as shipped: ops/s per kernel (median, min-max; "
+         f"set multiplot layout {len(ws)},{len(fss(run, 'filebench'))} "
+         "title 'filebench personalities (as shipped unless a thread count is named): "
+         "ops/s per kernel (median, min-max; "
          "QEMU TCG -icount: emulated time)'",
          "set style data histogram", "set style histogram errorbars gap 1 lw 1",
          "set style fill solid 0.6", "set boxwidth 0.8", "set grid ytics",
@@ -399,7 +425,7 @@ def plot_filebench(run):
                 v = [1e9 / x for x in run.ns_per_op("filebench", b, fs, f"fb-{w}")]
                 if v:
                     f.write(f"\"{BOOT_TEXT[b].replace('`', '')}\" {med(v):.1f} {min(v):.1f} {max(v):.1f}\n")
-        g.append(f"set title '{w}.f on {fs}'")
+        g.append(f"set title '{personality_label(w)} on {fs}'")
         g.append(f"plot '{run.d}/scale-plotdata/{name}' using 2:3:4:xtic(1) lc rgb '#1f77b4'")
     g.append("unset multiplot")
     return "filebench.png" if gnuplot("\n".join(g) + "\n") else None
@@ -494,7 +520,8 @@ def scale_summary(run):
 
 
 def headline(run):
-    L = [f"Filebench personalities as shipped and the scale rows, {run.release.get('stock', '?')}: "
+    L = [f"Filebench personalities as shipped (a row naming its threads: `$nthreads` changed "
+         f"too) and the scale rows, {run.release.get('stock', '?')}: "
          f"patched/stock, median [min-max] of {len(run.reps('filebench'))} repetition(s); "
          f"{TIMING}. `stock again` / `patched again` are the same run's stock/stock and "
          f"patched/patched floors (filebench's patched/patched: one repetition's patched "
@@ -529,7 +556,9 @@ def write_reports(run):
              "judged only where both floors stay within 1 % of 1.000, or where the median "
              "misses by more than the floors' spread.")
     L += ["", "## filebench, as shipped", "",
-          "Only `set $dir=` changed, the shipped `run` line dropped and `psrun -W W+N` "
+          "Only `set $dir=` changed (and `set $nthreads=` in a row that names its threads: "
+          "part filebench-few, boots of its own, which shows what the shipped threads "
+          "do on one vCPU), the shipped `run` line dropped and `psrun -W W+N` "
           "appended (`run N` in a run without FB_WARM): filebench's own statistics every W s "
           "of guest time, cleared after each; the first period is the warm-up, the ops/s "
           "are over the other N s (the measured window; sizes above). A name's first removal "
