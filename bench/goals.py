@@ -16,6 +16,9 @@ def missed_by(x):
 # any decision in ->d_delete can reach) is itself below the goal because of
 # the hook's cost, within 0.5 % of that figure, measured in the same run.
 ALL_MARGIN = 0.005
+# Issue 24: the instrument resolves a row when the median of its
+# stock/stock ratios is within this of 1.000
+FLOOR_GOAL = 0.002
 
 
 def within_all(r, a, goal):
@@ -98,3 +101,35 @@ def goal_rows(run, comps):
                     ok += f" (negdentry=all: {a['ratio']:.4f})"
             rows.append((f"{wl}, {fs}", f">= {goal:.2f}", res, ok))
     return rows
+
+
+def floor_rows(comps):
+    """The instrument's verdict on each row (workload, filesystem): its
+    stock/stock median against FLOOR_GOAL, and the patched/patched medians
+    of its policies.  Returns (rows judged, rows outside, table rows):
+    a row is outside when its stock/stock median or one policy's
+    patched/patched median strays further than FLOOR_GOAL."""
+    by_row = {}
+    for c in comps:
+        by_row.setdefault((c["workload"], c["fs"]), []).append(c)
+    judged, outside, rows = 0, 0, []
+    for (wl, fs), cs in by_row.items():
+        n = next((c["noise"] for c in cs if c["policy"] == "default" and c.get("noise")), None)
+        if not n:
+            continue
+        judged += 1
+        off = abs(n["ratio"] - 1) > FLOOR_GOAL
+        poff = [(c["policy"], c["pnoise"]) for c in cs
+                if c.get("pnoise") and abs(c["pnoise"]["ratio"] - 1) > FLOOR_GOAL]
+        if not off and not poff:
+            continue
+        outside += 1
+        why = (STRESS_FLOOR_WHY if wl.startswith("stress-")
+               else getattr(BY_NAME.get(wl), "floor_why", None)) or "not explained"
+        rows.append((wl, fs,
+                     f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]"
+                     + (" **outside**" if off else ""),
+                     "; ".join(f"{p}: {pn['ratio']:.4f} [{pn['ratio_min']:.4f}-"
+                               f"{pn['ratio_max']:.4f}]" for p, pn in poff) or "within",
+                     why))
+    return judged, outside, rows

@@ -85,7 +85,10 @@ class Workload:
              headline rows of their own
     count_label  the count line its table shows (default: its own)
     count_goal   (maximum patched/stock, filesystems) of the negative
-             dentries it left, default policy"""
+             dentries it left, default policy
+    floor_why    why its noise floors may stray from 1.000 (the
+             instrument's section lists a row outside FLOOR_GOAL with
+             this, or as not explained)"""
     name: str
     title: str
     unit: str
@@ -101,6 +104,7 @@ class Workload:
     smp: bool = False
     count_label: str = None
     count_goal: tuple = None
+    floor_why: str = None
 
 
 def spool_lock(name, title, headline, run):
@@ -147,7 +151,8 @@ def smp_row(op, files, what, unit):
     title = f"2 vCPUs: two threads {op} {n}"
     return Workload(f"smp{'stat' if op == 'stat()' else 'open'}-{files}", title, unit, 10,
                     "2 vCPUs, plain TCG, noise floor in brackets: " + title.split(": ", 1)[1],
-                    smp=True, note=SMP_NOTE.format(what=what.format(n=n)))
+                    smp=True, note=SMP_NOTE.format(what=what.format(n=n)),
+                    floor_why="host time: 2 vCPUs under plain TCG (icount has one)")
 
 
 # The timed workloads, in the order the tput part runs them (bench/guest.sh);
@@ -197,11 +202,12 @@ DECLARED = [
                  "files, one thread per directory), then every file it made unlinked; "
                  "files/s = FSMARK_DIRS x FSMARK_N over the guest time of both (timed from "
                  "outside: fs_mark's own files/s covers only the creates). Default policy "
-                 "only. On ext2 about one window in four runs 5-18 % longer with no idle "
-                 "time and no virtio interrupt in it, on both kernels: more guest "
-                 "instructions, from a source not yet found (fs_mark draws its names from "
-                 "the clock and from random() seeded by it, so no two runs do the same "
-                 "work); the ext2 row's floors show it.")),
+                 "only. On ext2 some windows run several % longer with no idle time and "
+                 "no virtio interrupt in them, on both kernels: more guest instructions, "
+                 "from a source not yet found; the ext2 row's floors show it."),
+             floor_why=("fs_mark draws its names from the clock and from random() seeded "
+                        "by it: no two runs do the same work; on ext2 some windows run "
+                        "longer with no idle time and no host interrupt, source not found")),
     Workload("postmark", "postmark: mail-spool load (create, delete, read, append)",
              "transactions/s", 8, "postmark (transactions/s)", goal=0.99, late=True,
              count_goal=(0.01, ["ext2", "ext4"]), note=(
@@ -253,6 +259,8 @@ BY_NAME = {w.name: w for w in REPORT}
 # the names the report's parts use
 WORKLOADS = [(w.name, w.title, w.unit) for w in REPORT]
 STRESSORS = ["dentry", "touch", "filename", "link", "rename", "dir"]
+STRESS_FLOOR_WHY = ("stress-ng's own rate (bogo ops over its worker's clock, its fork and "
+                    "exit included); not investigated: a field tool, shown as it runs")
 # the workloads that print "count WORKLOAD negative_delta N": the negative
 # dentries their spools left (nr_negative after the timed loop - before)
 COUNTED = [w.name for w in REPORT if w.spool]
