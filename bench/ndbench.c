@@ -683,14 +683,17 @@ static void smp(int n, long long ops)
  * from the same t0 (the count is taken before the reclaim).
  */
 struct timed {
-	long long t0, neg0;
+	long long t0, neg0, idle0, irq0;
 };
 
+/* (the counters are read after the settle, before the clock starts) */
 static void timed_start(struct timed *t)
 {
 	/* the -reclaim result must not count what the warm-up left */
 	drop_slab();
 	settle();
+	t->irq0 = virtio_irqs();
+	t->idle0 = idle_ms();
 	t->neg0 = nr_negative();
 	t->t0 = now_ns();
 }
@@ -726,7 +729,7 @@ static void mixlock(const char *w, const char *spooldir, const char *lockdir,
 {
 	char label[64], name[64], lock[64];
 	long long it, seq = 0;
-	struct timed t = { 0, 0 };
+	struct timed t = { 0 };
 	int k;
 
 	snprintf(label, sizeof(label), "%s-%d:%d", w, nspool, nlock);
@@ -751,7 +754,7 @@ static void heldlock(long long ops)
 {
 	char name[64];
 	long long it;
-	struct timed t = { 0, 0 };
+	struct timed t = { 0 };
 	int fd;
 
 	for (it = -(ops / 4); it < ops; it++) {
@@ -818,14 +821,12 @@ static int unlink_file(const char *path, const struct stat *st, int type,
 static void tool(const char *label, long long ops, const char *log, int clean,
 		 char **cmd)
 {
-	struct timed t = { 0, 0 };
-	long long ns, neg, idle0, irq0;
+	struct timed t = { 0 };
+	long long ns, neg;
 	int status;
 	pid_t pid;
 
 	timed_start(&t);
-	irq0 = virtio_irqs();
-	idle0 = idle_ms();
 	pid = fork();
 	if (pid < 0)
 		die("fork");
@@ -852,8 +853,8 @@ static void tool(const char *label, long long ops, const char *log, int clean,
 	if (ops > 0)
 		result(label, ops, ns);
 	count_line(label, "negative_delta", neg);
-	count_line(label, "idle_ms", idle_ms() - idle0);
-	count_line(label, "virtio_irqs", virtio_irqs() - irq0);
+	count_line(label, "idle_ms", idle_ms() - t.idle0);
+	count_line(label, "virtio_irqs", virtio_irqs() - t.irq0);
 	if (clean)
 		count_line(label, "cleaned", cleaned);
 }
