@@ -103,7 +103,19 @@ def goal_rows(run, comps):
     return rows
 
 
-def floor_rows(comps):
+def host_in_windows(run, wl, fs):
+    """The most idle ms and virtio interrupts in WL's timed windows on FS
+    over every boot and policy (ndbench's count lines; a -reclaim row's
+    window is its loop's), as a cell, or n/a for a run without them."""
+    base = wl[:-len("-reclaim")] if wl.endswith("-reclaim") else wl
+    vals = {k: [v for rep, lab, f, p, w, key, v in run.counts
+                if (w, f, key) == (base, fs, k)] for k in ("idle_ms", "virtio_irqs")}
+    if not vals["idle_ms"]:
+        return "n/a"
+    return f"{max(vals['idle_ms']):,} / {max(vals['virtio_irqs'], default=0):,}"
+
+
+def floor_rows(run, comps):
     """The instrument's verdict on each row (workload, filesystem): its
     stock/stock median against FLOOR_GOAL, and the patched/patched medians
     of its policies.  Returns (rows judged, rows outside, table rows):
@@ -131,5 +143,5 @@ def floor_rows(comps):
                      + (" **outside**" if off else ""),
                      "; ".join(f"{p}: {pn['ratio']:.4f} [{pn['ratio_min']:.4f}-"
                                f"{pn['ratio_max']:.4f}]" for p, pn in poff) or "within",
-                     why))
+                     host_in_windows(run, wl, fs), why))
     return judged, outside, rows

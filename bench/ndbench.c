@@ -377,12 +377,42 @@ static void mem(int rounds, int n)
 	free(names);
 }
 
+/*
+ * A timed window: settle, read the counters, start the clock.  At its end
+ * the result line, then count lines of what else happened in it: the ms
+ * the CPU idled (idle_ms) and the virtio interrupts (virtio_irqs, the
+ * host's 9p replies).  Under -icount sleep=off either moves the guest
+ * clock by host events, not by the loop's instructions.
+ */
+struct window {
+	long long t0, neg0, idle0, irq0;
+};
+
+static void window_start(struct window *w)
+{
+	settle();
+	w->irq0 = virtio_irqs();
+	w->idle0 = idle_ms();
+	w->neg0 = nr_negative();
+	w->t0 = now_ns();
+}
+
+static void window_end(const struct window *w, const char *label, long long ops)
+{
+	long long ns = now_ns() - w->t0;
+
+	result(label, ops, ns);
+	count_line(label, "idle_ms", idle_ms() - w->idle0);
+	count_line(label, "virtio_irqs", virtio_irqs() - w->irq0);
+}
+
 static void miss(long long ops)
 {
 	enum { DIRS = 8, CMDS = 64 };
 	char name[64];
 	struct stat st;
-	long long done = 0, t0;
+	struct window w = { 0 };
+	long long done = 0;
 	int d, c, pass;
 
 	for (d = 0; d < DIRS; d++) {
@@ -395,12 +425,9 @@ static void miss(long long ops)
 		touch(name);
 	}
 	/* pass 0 warms the caches (and creates the negative dentries) */
-	t0 = 0;
 	for (pass = 0; done < ops; pass++) {
-		if (pass == 1) {
-			settle();
-			t0 = now_ns();
-		}
+		if (pass == 1)
+			window_start(&w);
 		for (c = 0; c < CMDS && (pass == 0 || done < ops); c++)
 			for (d = 0; d < DIRS; d++) {
 				snprintf(name, sizeof(name), "bin%d/command-%d", d, c);
@@ -414,26 +441,26 @@ static void miss(long long ops)
 					break;
 			}
 	}
-	result("miss", done, now_ns() - t0);
+	window_end(&w, "miss", done);
 }
 
 static void relock(long long ops)
 {
-	long long i, t0;
+	struct window w;
+	long long i;
 
 	for (i = 0; i < ops / 4; i++) {
 		touch("app.lock");
 		if (unlink("app.lock"))
 			die("unlink app.lock");
 	}
-	settle();
-	t0 = now_ns();
+	window_start(&w);
 	for (i = 0; i < ops; i++) {
 		touch("app.lock");
 		if (unlink("app.lock"))
 			die("unlink app.lock");
 	}
-	result("relock", ops, now_ns() - t0);
+	window_end(&w, "relock", ops);
 }
 
 /* filebench-like fileset: entries 0..n-1, 80% present at the start. */
@@ -482,7 +509,8 @@ static void fileset(const char *label, int n, long long ops, int data)
 {
 	static char buf[4096];
 	char name[64], *removed;
-	long long it, t0, warm = ops / 4 > 5LL * n ? ops / 4 : 5LL * n, first = 0;
+	struct window w = { 0 };
+	long long it, warm = ops / 4 > 5LL * n ? ops / 4 : 5LL * n, first = 0;
 	int i, k, fd;
 
 	fileset_setup(n);
@@ -500,12 +528,9 @@ static void fileset(const char *label, int n, long long ops, int data)
 				close(fd);
 			}
 	}
-	t0 = 0;
 	for (it = -warm; it < ops; it++) {
-		if (it == 0) {
-			settle();
-			t0 = now_ns();
-		}
+		if (it == 0)
+			window_start(&w);
 		i = pick(1);
 		fs_name(name, sizeof(name), i);
 		if (unlink(name))
@@ -531,7 +556,7 @@ static void fileset(const char *label, int n, long long ops, int data)
 			close(fd);
 		}
 	}
-	result(label, ops, now_ns() - t0);
+	window_end(&w, label, ops);
 	count_line(label, "first_removals", first);
 	free(removed);
 }
@@ -549,30 +574,31 @@ static void drop_slab(void)
 static void newnames(long long ops)
 {
 	char name[64];
-	long long i, t0 = 0;
+	struct window w = { 0 };
+	long long i;
 
 	for (i = -(ops / 4); i < ops; i++) {
 		if (i == 0) {
 			/* newnames-reclaim: only what the timed loop left */
 			drop_slab();
-			settle();
-			t0 = now_ns();
+			window_start(&w);
 		}
 		snprintf(name, sizeof(name), "new%lld", i);
 		touch(name);
 		if (unlink(name))
 			die(name);
 	}
-	result("newnames", ops, now_ns() - t0);
+	window_end(&w, "newnames", ops);
 	drop_slab();
-	result("newnames-reclaim", ops, now_ns() - t0);
+	result("newnames-reclaim", ops, now_ns() - w.t0);
 }
 
 static void existing(const char *label, int n, long long ops, int do_open)
 {
 	char (*names)[16] = malloc((size_t)n * sizeof(*names));
 	struct stat st;
-	long long i, t0;
+	struct window w;
+	long long i;
 	int fd;
 
 	if (!names)
@@ -585,8 +611,7 @@ static void existing(const char *label, int n, long long ops, int do_open)
 	for (i = 0; i < n; i++)
 		if (stat(names[i], &st))
 			die(names[i]);
-	settle();
-	t0 = now_ns();
+	window_start(&w);
 	for (i = 0; i < ops; i++) {
 		const char *name = names[i % n];
 
@@ -599,7 +624,7 @@ static void existing(const char *label, int n, long long ops, int do_open)
 			die(name);
 		}
 	}
-	result(label, ops, now_ns() - t0);
+	window_end(&w, label, ops);
 	free(names);
 }
 
@@ -682,30 +707,19 @@ static void smp(int n, long long ops)
  * result line labelled LABEL-reclaim: the loop and the reclaim together,
  * from the same t0 (the count is taken before the reclaim).
  */
-struct timed {
-	long long t0, neg0, idle0, irq0;
-};
-
-/* (the counters are read after the settle, before the clock starts) */
-static void timed_start(struct timed *t)
+static void timed_start(struct window *t)
 {
 	/* the -reclaim result must not count what the warm-up left */
 	drop_slab();
-	settle();
-	t->irq0 = virtio_irqs();
-	t->idle0 = idle_ms();
-	t->neg0 = nr_negative();
-	t->t0 = now_ns();
+	window_start(t);
 }
 
-static void timed_end(struct timed *t, const char *label, long long ops)
+static void timed_end(struct window *t, const char *label, long long ops)
 {
-	long long ns = now_ns() - t->t0;
-	long long neg = nr_negative() - t->neg0;
 	char reclaim[96];
 
-	result(label, ops, ns);
-	count_line(label, "negative_delta", neg);
+	window_end(t, label, ops);
+	count_line(label, "negative_delta", nr_negative() - t->neg0);
 	/* the steady state: the loop plus the reclaim of what it left */
 	drop_slab();
 	snprintf(reclaim, sizeof(reclaim), "%s-reclaim", label);
@@ -729,7 +743,7 @@ static void mixlock(const char *w, const char *spooldir, const char *lockdir,
 {
 	char label[64], name[64], lock[64];
 	long long it, seq = 0;
-	struct timed t = { 0 };
+	struct window t = { 0 };
 	int k;
 
 	snprintf(label, sizeof(label), "%s-%d:%d", w, nspool, nlock);
@@ -754,7 +768,7 @@ static void heldlock(long long ops)
 {
 	char name[64];
 	long long it;
-	struct timed t = { 0 };
+	struct window t = { 0 };
 	int fd;
 
 	for (it = -(ops / 4); it < ops; it++) {
@@ -777,17 +791,16 @@ static void shortfileset(int n, long long ops)
 {
 	char name[64];
 	char *exists = calloc(n, 1);
-	long long it, t0 = 0, warm = ops / 4 > 4LL * n ? ops / 4 : 4LL * n;
+	struct window w = { 0 };
+	long long it, warm = ops / 4 > 4LL * n ? ops / 4 : 4LL * n;
 	int i;
 
 	if (!exists || n < 1)
 		die("shortfileset");
 	/* rnd() starts from its fixed seed: the same toggles on every kernel */
 	for (it = -warm; it < ops; it++) {
-		if (it == 0) {
-			settle();
-			t0 = now_ns();
-		}
+		if (it == 0)
+			window_start(&w);
 		i = rnd() % n;
 		snprintf(name, sizeof(name), "s%06d", i);
 		if (exists[i]) {
@@ -798,7 +811,7 @@ static void shortfileset(int n, long long ops)
 		}
 		exists[i] = !exists[i];
 	}
-	result("shortfileset", ops, now_ns() - t0);
+	window_end(&w, "shortfileset", ops);
 	free(exists);
 }
 
@@ -821,7 +834,7 @@ static int unlink_file(const char *path, const struct stat *st, int type,
 static void tool(const char *label, long long ops, const char *log, int clean,
 		 char **cmd)
 {
-	struct timed t = { 0 };
+	struct window t = { 0 };
 	long long ns, neg;
 	int status;
 	pid_t pid;
@@ -865,7 +878,8 @@ static void negdir(long long nmiss, int nfiles, long long passes)
 	char name[64];
 	struct stat st;
 	struct dirent *de;
-	long long i, neg0, t0, n;
+	struct window w;
+	long long i, neg0, n;
 	DIR *dir;
 
 	mkdir_p("d");
@@ -881,8 +895,7 @@ static void negdir(long long nmiss, int nfiles, long long passes)
 			die(name);
 	}
 	count_line("negdir-misses", "negative_delta", nr_negative() - neg0);
-	settle();
-	t0 = now_ns();
+	window_start(&w);
 	for (i = 0; i < passes; i++) {
 		dir = opendir("d");
 		if (!dir)
@@ -896,17 +909,16 @@ static void negdir(long long nmiss, int nfiles, long long passes)
 			exit(1);
 		}
 	}
-	result("negdir-readdir", passes, now_ns() - t0);
+	window_end(&w, "negdir-readdir", passes);
 	for (i = 0; i < nfiles; i++) {
 		snprintf(name, sizeof(name), "d/file%lld", i);
 		if (unlink(name))
 			die(name);
 	}
-	settle();
-	t0 = now_ns();
+	window_start(&w);
 	if (rmdir("d"))
 		die("rmdir d");
-	result("negdir-rmdir", 1, now_ns() - t0);
+	window_end(&w, "negdir-rmdir", 1);
 	count_line("negdir-rmdir", "negative_delta", nr_negative() - neg0);
 }
 
@@ -1096,7 +1108,7 @@ static void calib(long long n)
 /* N always-new names, one timed loop: how many negative dentries stay. */
 static void million(long long n)
 {
-	struct timed t;
+	struct window t;
 	char name[32];
 	long long i, ns;
 
