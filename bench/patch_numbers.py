@@ -111,6 +111,16 @@ def busy_cycles(run):
     return ", ".join(counts[:-1]) + " or " + counts[-1] if len(counts) > 1 else counts[0]
 
 
+def few_text(run):
+    """The clause on the rows that name their threads, if the run has any."""
+    few = [personality_label(w) for w in personalities(run) if "-t" in w]
+    if not few:
+        return ""
+    return (" (\"" + "\", \"".join(few) + "\": $nthreads changed too, in boots of "
+            "their own; on one vCPU the shipped threads make stock against stock "
+            "stray, see the floor column)")
+
+
 def section(run, base, fss, prev=None):
     reps = len(run.reps("filebench"))
     fb = dict(kv.split("=", 1) for kv in run.cfg.get("filebench_args", "").split() if "=" in kv)
@@ -125,7 +135,7 @@ def section(run, base, fss, prev=None):
             "(the hook alone), of the series without patches 4-5 (every unlinked name "
             "freed, the rule of commit 681ce8623567), and of stock against stock (the "
             "floor); counts are exact.  Filebench personalities as shipped, each timed "
-            f"{fb_window}; \"fileset, N others\" toggles 1,000 names in rotation in "
+            f"{fb_window}{few_text(run)}; \"fileset, N others\" toggles 1,000 names in rotation in "
             "a directory of N others; \"lock, S, other|same\" times a lock file's "
             "create+unlink after every S always-new spool names, in another directory "
             f"or the spool's.  Those rows time {busy_cycles(run)} cycles: deferred work left "

@@ -519,6 +519,12 @@ def scale_summary(run):
     return L
 
 
+def fb_sizes(run):
+    """The filebench parts' sizes from config.txt (filebench-few's after)."""
+    few = run.cfg.get("filebench_few_args")
+    return run.cfg.get("filebench_args", "?") + (f"; filebench-few {few}" if few else "")
+
+
 def headline(run):
     L = [f"Filebench personalities as shipped (a row naming its threads: `$nthreads` changed "
          f"too) and the scale rows, {run.release.get('stock', '?')}: "
@@ -527,7 +533,7 @@ def headline(run):
          f"patched/patched floors (filebench's patched/patched: one repetition's patched "
          f"boot against the next's; n/a in a run with one repetition and no patched-b boot). "
          f"Sizes: filebench "
-         f"`{run.cfg.get('filebench_args', '?')}`, scale `{run.cfg.get('scale_args', '?')}`. "
+         f"`{fb_sizes(run)}`, scale `{run.cfg.get('scale_args', '?')}`. "
          f"Every table: `samples/{os.environ.get('BASE') or '6.1'}/scale/scale.md`.", ""]
     L += filebench_table(run)
     L += [""] + scale_summary(run)
@@ -544,7 +550,7 @@ def write_reports(run):
     L.append(f"- Kernels: stock `{run.release.get('stock')}`, patched `{run.release.get('patched')}`, "
              f"without patches 4-5 `{run.release.get('prefix')}`.")
     L.append(f"- Timing: {TIMING}. Counts are exact.")
-    L.append(f"- Sizes: filebench `{run.cfg.get('filebench_args', '?')}`; scale "
+    L.append(f"- Sizes: filebench `{fb_sizes(run)}`; scale "
              f"`{run.cfg.get('scale_args', '?')}`; date {run.cfg.get('date', '?')}.")
     L.append("- Boots: stock; patched under its default policy (lookup on ext2/ext4, none on "
              "tmpfs); patched under negdentry=all (every negative dentry kept: the hook alone); "
