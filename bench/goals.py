@@ -104,15 +104,19 @@ def goal_rows(run, comps):
 
 
 def host_in_windows(run, wl, fs):
-    """The most idle ms and virtio interrupts in WL's timed windows on FS
-    over every boot and policy (ndbench's count lines; a -reclaim row's
-    window is its loop's), as a cell, or n/a for a run without them."""
+    """The most idle ms and virtio interrupts in one of WL's timed windows
+    on FS over every boot and policy, and the range of their RCU softirqs
+    (ndbench's count lines; a -reclaim row's window is its loop's), as a
+    cell; n/a for what a run did not count."""
     base = wl[:-len("-reclaim")] if wl.endswith("-reclaim") else wl
     vals = {k: [v for rep, lab, f, p, w, key, v in run.counts
-                if (w, f, key) == (base, fs, k)] for k in ("idle_ms", "virtio_irqs")}
+                if (w, f, key) == (base, fs, k)]
+            for k in ("idle_ms", "virtio_irqs", "rcu_softirqs")}
     if not vals["idle_ms"]:
         return "n/a"
-    return f"{max(vals['idle_ms']):,} / {max(vals['virtio_irqs'], default=0):,}"
+    rcu = vals["rcu_softirqs"]
+    return (f"{max(vals['idle_ms']):,} / {max(vals['virtio_irqs'], default=0):,} / "
+            + (f"{min(rcu):,}-{max(rcu):,}" if rcu else "n/a"))
 
 
 def floor_rows(run, comps):

@@ -310,6 +310,36 @@ static long long idle_ms(void)
 }
 
 /*
+ * RCU softirqs so far, every CPU: each runs RCU's core work, and with it
+ * the callbacks whose grace period has ended (the frees of dentries and
+ * inodes that earlier unlinks deferred).  Their count in a timed window
+ * says how much of that deferred work landed in it.
+ */
+static long long rcu_softirqs(void)
+{
+	FILE *f = fopen("/proc/softirqs", "r");
+	char line[4096], *p, *end;
+	long long sum = 0;
+
+	if (!f)
+		die("/proc/softirqs");
+	while (fgets(line, sizeof(line), f)) {
+		p = strchr(line, ':');
+		if (!p || strncmp(line + strspn(line, " "), "RCU:", 4))
+			continue;
+		for (p++;; p = end) {
+			long long v = strtoll(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
  * The interrupts of the guest's virtio devices so far: the replies of the
  * host root's 9p transport (and of the virtio disks, which an -icount
  * guest does not use once its images are in RAM disks).  One inside a
@@ -381,11 +411,13 @@ static void mem(int rounds, int n)
  * A timed window: settle, read the counters, start the clock.  At its end
  * the result line, then count lines of what else happened in it: the ms
  * the CPU idled (idle_ms) and the virtio interrupts (virtio_irqs, the
- * host's 9p replies).  Under -icount sleep=off either moves the guest
- * clock by host events, not by the loop's instructions.
+ * host's 9p replies): under -icount sleep=off either moves the guest clock
+ * by host events, not by the loop's instructions; and the RCU softirqs
+ * (rcu_softirqs): whether the window ran the callbacks that free what its
+ * own unlinks released, or left them to run after it.
  */
 struct window {
-	long long t0, neg0, idle0, irq0;
+	long long t0, neg0, idle0, irq0, rcu0;
 };
 
 static void window_start(struct window *w)
@@ -393,6 +425,7 @@ static void window_start(struct window *w)
 	settle();
 	w->irq0 = virtio_irqs();
 	w->idle0 = idle_ms();
+	w->rcu0 = rcu_softirqs();
 	w->neg0 = nr_negative();
 	w->t0 = now_ns();
 }
@@ -404,6 +437,7 @@ static void window_end(const struct window *w, const char *label, long long ops)
 	result(label, ops, ns);
 	count_line(label, "idle_ms", idle_ms() - w->idle0);
 	count_line(label, "virtio_irqs", virtio_irqs() - w->irq0);
+	count_line(label, "rcu_softirqs", rcu_softirqs() - w->rcu0);
 }
 
 static void miss(long long ops)

@@ -406,7 +406,8 @@ def write_summary(run, comps, pngs):
     if frows:
         L.append(md_table(["workload", "fs", "stock/stock median [min-max]",
                            "patched/patched outside the goal, per policy",
-                           "most idle ms / virtio interrupts in one of its windows", "why"],
+                           "most idle ms / virtio interrupts in one window; RCU softirqs "
+                           "per window, min-max", "why"],
                           frows))
 
     # ---- memory
@@ -541,6 +542,11 @@ def workload_tables(L, run, comps, workloads, unit_mode):
             irqs = run.count_values(wl, "virtio_irqs")
             host = (f" Virtio interrupts inside it (virtio_irqs: the host root's 9p "
                     f"replies): {min(irqs):,}-{max(irqs):,}." if irqs else "")
+            rcu = run.count_values(wl, "rcu_softirqs")
+            if rcu:
+                host += (f" RCU softirqs inside it (rcu_softirqs: RCU's core work and the "
+                         f"callbacks that free what unlinks released): "
+                         f"{min(rcu):,}-{max(rcu):,}.")
             L.append(f"Idle time inside the timed window (ndbench's count idle_ms, from "
                      f"/proc/stat: 10 ms steps), over every boot and filesystem: median "
                      f"{statistics.median(idle):,.0f} ms, {min(idle):,}-{max(idle):,} ms. "
