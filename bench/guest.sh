@@ -109,6 +109,32 @@ esac
 	{ echo "guest.sh: tput: no RUNS file '$RUNS' (bench/run.sh writes it from bench/workloads.py)" >&2; exit 2; }
 policies() { echo "$POLICIES"; }
 
+# copy_prog DIR PROG: PROG, its libraries and its loader (as DIR/ld.so)
+# into DIR, to be run from there through that loader (--inhibit-cache:
+# not even ld.so.cache is read), with no exec, open or page fault over 9p
+copy_prog() {
+	mkdir -p "$1"
+	cp "$2" "$1/"
+	ldd "$2" | sed -n 's/.* => \(\/[^ ]*\) .*/\1/p' | xargs -r cp -L -t "$1/"
+	cp_loader=$(ldd "$2" | sed -n 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p')
+	[ -n "$cp_loader" ] || { echo "guest.sh: no loader in 'ldd $2'" >&2; exit 1; }
+	cp -L "$cp_loader" "$1/ld.so"
+}
+
+# nd ARGS...: ndbench from the guest's RAM, its output held on tmpfs until
+# it exits.  Run from the 9p root, its text pages (dropped from the page
+# cache by quiesce's drop_caches) were read over 9p as they were first
+# touched, and the reader of its pipe (tag's sed) woke at each result
+# line, between windows or inside a -reclaim one, to do the same: 7 of
+# 6.1's 1,305 windows had 1-22 virtio interrupts, each 1-8 % longer.
+copy_prog /tmp/nd "$bin/ndbench"
+nd() {
+	/tmp/nd/ld.so --inhibit-cache --library-path /tmp/nd /tmp/nd/ndbench "$@" >/tmp/nd.out
+	nd_rc=$?
+	cat /tmp/nd.out
+	return "$nd_rc"
+}
+
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/variant.sh
 . "$top/scripts/variant.sh"
@@ -218,14 +244,8 @@ if [ "$part" = tput ] && [ "$TOOLS" = 1 ]; then
 	# reading them once was not enough, since the drop_caches before each
 	# timed run (ndbench's timed_start) evicts 9p's cached inodes, and
 	# every open of a 9p file is a request anyway.
-	mkdir -p /tmp/tools
 	for b in fs_mark postmark dbench; do
-		b=$(command -v "$b")
-		cp "$b" /tmp/tools/
-		ldd "$b" | sed -n 's/.* => \(\/[^ ]*\) .*/\1/p' | xargs -r cp -L -t /tmp/tools/
-		loader=$(ldd "$b" | sed -n 's/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p')
-		[ -n "$loader" ] || { echo "guest.sh: no loader in 'ldd $b'" >&2; exit 1; }
-		cp -L "$loader" /tmp/tools/ld.so
+		copy_prog /tmp/tools "$(command -v "$b")"
 	done
 	cp "$dbench_load" /tmp/tools/client.txt
 	dbench_load=/tmp/tools/client.txt
@@ -246,7 +266,7 @@ run_tool() {
 	rt_dir=$1 rt_label=$2 rt_ops=$3 rt_log=$4 rt_clean=$5 rt_bin=/tmp/tools/$6
 	shift 6
 	unshare -m sh -c 'mount -t tmpfs tmpfs /etc && cp -a /tmp/tools/etc/. /etc/ && exec "$@"' \
-		sh "$bin/ndbench" tool "$rt_dir" "$rt_label" "$rt_ops" "$rt_log" "$rt_clean" \
+		sh /tmp/nd/ld.so --inhibit-cache --library-path /tmp/nd /tmp/nd/ndbench tool "$rt_dir" "$rt_label" "$rt_ops" "$rt_log" "$rt_clean" \
 		/tmp/tools/ld.so --inhibit-cache --library-path /tmp/tools "$rt_bin" "$@"
 }
 
@@ -289,7 +309,7 @@ mem)
 	for p in $(policies); do
 		for fs in $FSS; do
 			mount_fs "$fs" "$p"
-			"$bin/ndbench" mem "/mnt/$fs/bench/mem" "$ROUNDS" "$N" | tag "$fs" "$p"
+			nd mem "/mnt/$fs/bench/mem" "$ROUNDS" "$N" | tag "$fs" "$p"
 			umount "/mnt/$fs"
 		done
 	done
@@ -300,7 +320,7 @@ pc)
 	dd if=/dev/zero of=/mnt/ext4/bench/hot bs=1M count="$HOT_MIB" conv=fsync 2>/dev/null
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	"$bin/ndbench" spool "/mnt/$FS/bench/spool" "$SPOOL_OPS" /mnt/ext4/bench/hot "$CHUNK" |
+	nd spool "/mnt/$FS/bench/spool" "$SPOOL_OPS" /mnt/ext4/bench/hot "$CHUNK" |
 		tag "$FS" default
 	cat /proc/meminfo >"$OUT/meminfo.txt"
 	grep -E '^(dentry|kmalloc-(256|512)) ' /proc/slabinfo >"$OUT/slab.txt"
@@ -313,7 +333,7 @@ tput)
 			while read -r when w args; do
 				[ "$when" = every ] || [ "$p" = default ] || continue
 				# shellcheck disable=SC2086 # a list
-				"$bin/ndbench" "$w" "$d/$w" $args </dev/null | tag "$fs" "$p"
+				nd "$w" "$d/$w" $args </dev/null | tag "$fs" "$p"
 				rm -rf "${d:?}/$w"
 			done <"$RUNS"
 			umount "/mnt/$fs"
@@ -338,7 +358,7 @@ tput)
 			# keeps them under negdentry=lookup, its opt-in there)
 			if [ "$negdir_on" = 1 ] && [ "$fs" = tmpfs ]; then
 				# shellcheck disable=SC2153 # sizes from bench/run.sh
-				"$bin/ndbench" negdir "$d/negdir" "$NEGDIR_MISSES" \
+				nd negdir "$d/negdir" "$NEGDIR_MISSES" \
 					"$NEGDIR_FILES" "$NEGDIR_PASSES" | tag "$fs" "$p"
 				rm -rf "${d:?}/negdir"
 			fi
@@ -362,7 +382,7 @@ smp)
 	for fs in ext2 ext4 tmpfs; do
 		mount_fs "$fs" default
 		for n in $SMP_FILES; do
-			"$bin/ndbench" smp "/mnt/$fs/bench/smp$n" "$n" "$SMP_OPS" | tag "$fs" default
+			nd smp "/mnt/$fs/bench/smp$n" "$n" "$SMP_OPS" | tag "$fs" default
 		done
 		umount "/mnt/$fs"
 	done
@@ -459,24 +479,24 @@ scale)
 				$1 == "dentry" { print "count objsize " $1 " " $4 }' /proc/slabinfo | tag "$fs" "$p"
 			d=/mnt/$fs/bench
 			# the idle check, before this filesystem's timed rows
-			"$bin/ndbench" calib "$d/calib" "$CALIB" | tag "$fs" "$p"
+			nd calib "$d/calib" "$CALIB" | tag "$fs" "$p"
 			rmdir "$d/calib"
 			for n in $BIGDIR_OTHERS; do
 				# ext2/ext4: the N others come with the image
-				"$bin/ndbench" bigdir "$d/big-$n" "$n" "$BIGDIR_FILES" \
+				nd bigdir "$d/big-$n" "$n" "$BIGDIR_FILES" \
 					"$BIGDIR_OPS" | tag "$fs" "$p"
 				rm -f "$d/big-$n"/[fn]*
 			done
 			for n in $BUSY_SPOOL; do
 				for same in 0 1; do
-					"$bin/ndbench" busyspool "$d/busy" "$n" \
+					nd busyspool "$d/busy" "$n" \
 						$((BUSY_NAMES / n > 1 ? BUSY_NAMES / n : 2)) "$same" |
 						tag "$fs" "$p"
 					rm -rf "$d/busy"
 				done
 			done
 			if [ "$MILLION" -gt 0 ]; then
-				"$bin/ndbench" million "$d/million" "$MILLION" | tag "$fs" "$p"
+				nd million "$d/million" "$MILLION" | tag "$fs" "$p"
 				rm -rf "$d/million"
 			fi
 			umount "/mnt/$fs"
