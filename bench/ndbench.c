@@ -78,12 +78,11 @@
  *                             unlinked, in the timed step (fs_mark keeps
  *                             its files); a result line (OPS operations
  *                             over the guest ns of CMD + clean-up) if OPS
- *                             is above 0, and count lines: the negative
- *                             dentries left (negative_delta), the ms the
- *                             CPU was idle inside the window (idle_ms,
- *                             /proc/stat, 10 ms steps) and the virtio
- *                             interrupts in it (virtio_irqs: the host's
- *                             9p replies); CMD failing is fatal
+ *                             is above 0, and count lines: those of
+ *                             every timed window (idle_ms, virtio_irqs,
+ *                             rcu_softirqs: see struct window) and the
+ *                             negative dentries left (negative_delta);
+ *                             CMD failing is fatal
  *   smp DIR NFILES OPS        two threads (on two vCPUs) at once, each
  *                             OPS stat() of NFILES existing files round
  *                             robin (result smpstat-NFILES, 2 x OPS ops),
@@ -310,22 +309,20 @@ static long long idle_ms(void)
 }
 
 /*
- * RCU softirqs so far, every CPU: each runs RCU's core work, and with it
- * the callbacks whose grace period has ended (the frees of dentries and
- * inodes that earlier unlinks deferred).  Their count in a timed window
- * says how much of that deferred work landed in it.
+ * The counts of PATH (/proc/interrupts, /proc/softirqs: "NAME: one column
+ * per CPU, then text") summed over every CPU and every line WANTS takes.
  */
-static long long rcu_softirqs(void)
+static long long proc_counts(const char *path, int (*wants)(const char *line))
 {
-	FILE *f = fopen("/proc/softirqs", "r");
+	FILE *f = fopen(path, "r");
 	char line[4096], *p, *end;
 	long long sum = 0;
 
 	if (!f)
-		die("/proc/softirqs");
+		die(path);
 	while (fgets(line, sizeof(line), f)) {
 		p = strchr(line, ':');
-		if (!p || strncmp(line + strspn(line, " "), "RCU:", 4))
+		if (!p || !wants(line))
 			continue;
 		for (p++;; p = end) {
 			long long v = strtoll(p, &end, 10);
@@ -339,6 +336,27 @@ static long long rcu_softirqs(void)
 	return sum;
 }
 
+static int rcu_line(const char *line)
+{
+	return !strncmp(line + strspn(line, " "), "RCU:", 4);
+}
+
+/*
+ * RCU softirqs so far, every CPU: each runs RCU's core work, and with it
+ * the callbacks whose grace period has ended (the frees of dentries and
+ * inodes that earlier unlinks deferred).  Their count in a timed window
+ * says how much of that deferred work landed in it.
+ */
+static long long rcu_softirqs(void)
+{
+	return proc_counts("/proc/softirqs", rcu_line);
+}
+
+static int virtio_line(const char *line)
+{
+	return strstr(line, "virtio") != NULL;
+}
+
 /*
  * The interrupts of the guest's virtio devices so far: the replies of the
  * host root's 9p transport (and of the virtio disks, which an -icount
@@ -347,27 +365,7 @@ static long long rcu_softirqs(void)
  */
 static long long virtio_irqs(void)
 {
-	FILE *f = fopen("/proc/interrupts", "r");
-	char line[4096], *p, *end;
-	long long sum = 0;
-
-	if (!f)
-		die("/proc/interrupts");
-	while (fgets(line, sizeof(line), f)) {
-		p = strchr(line, ':');
-		if (!p || !strstr(line, "virtio"))
-			continue;
-		/* one column per CPU, then the chip and the devices */
-		for (p++;; p = end) {
-			long long v = strtoll(p, &end, 10);
-
-			if (end == p)
-				break;
-			sum += v;
-		}
-	}
-	fclose(f);
-	return sum;
+	return proc_counts("/proc/interrupts", virtio_line);
 }
 
 static void mem_line(int round)
@@ -430,11 +428,13 @@ static void window_start(struct window *w)
 	w->t0 = now_ns();
 }
 
+/* (no result line for OPS 0: a tool that times itself, as dbench) */
 static void window_end(const struct window *w, const char *label, long long ops)
 {
 	long long ns = now_ns() - w->t0;
 
-	result(label, ops, ns);
+	if (ops > 0)
+		result(label, ops, ns);
 	count_line(label, "idle_ms", idle_ms() - w->idle0);
 	count_line(label, "virtio_irqs", virtio_irqs() - w->irq0);
 	count_line(label, "rcu_softirqs", rcu_softirqs() - w->rcu0);
@@ -869,7 +869,6 @@ static void tool(const char *label, long long ops, const char *log, int clean,
 		 char **cmd)
 {
 	struct window t = { 0 };
-	long long ns, neg;
 	int status;
 	pid_t pid;
 
@@ -895,13 +894,8 @@ static void tool(const char *label, long long ops, const char *log, int clean,
 	}
 	if (clean && nftw(".", unlink_file, 64, FTW_PHYS | FTW_DEPTH))
 		die("nftw");
-	ns = now_ns() - t.t0;
-	neg = nr_negative() - t.neg0;
-	if (ops > 0)
-		result(label, ops, ns);
-	count_line(label, "negative_delta", neg);
-	count_line(label, "idle_ms", idle_ms() - t.idle0);
-	count_line(label, "virtio_irqs", virtio_irqs() - t.irq0);
+	window_end(&t, label, ops);
+	count_line(label, "negative_delta", nr_negative() - t.neg0);
 	if (clean)
 		count_line(label, "cleaned", cleaned);
 }
