@@ -121,6 +121,10 @@ copy_prog() {
 	cp -L "$cp_loader" "$1/ld.so"
 }
 
+# from_ram DIR: the command prefix that runs a program copy_prog put in
+# DIR through DIR's loader (used unquoted: the paths have no blanks)
+from_ram() { echo "$1/ld.so --inhibit-cache --library-path $1"; }
+
 # nd ARGS...: ndbench from the guest's RAM, its output held on tmpfs until
 # it exits.  Run from the 9p root, its text pages (dropped from the page
 # cache by quiesce's drop_caches) were read over 9p as they were first
@@ -129,7 +133,8 @@ copy_prog() {
 # 6.1's 1,305 windows had 1-22 virtio interrupts, each 1-8 % longer.
 copy_prog /tmp/nd "$bin/ndbench"
 nd() {
-	/tmp/nd/ld.so --inhibit-cache --library-path /tmp/nd /tmp/nd/ndbench "$@" >/tmp/nd.out
+	# shellcheck disable=SC2046 # a command prefix
+	$(from_ram /tmp/nd) /tmp/nd/ndbench "$@" >/tmp/nd.out
 	nd_rc=$?
 	cat /tmp/nd.out
 	return "$nd_rc"
@@ -265,9 +270,10 @@ fi
 run_tool() {
 	rt_dir=$1 rt_label=$2 rt_ops=$3 rt_log=$4 rt_clean=$5 rt_bin=/tmp/tools/$6
 	shift 6
+	# shellcheck disable=SC2046 # command prefixes
 	unshare -m sh -c 'mount -t tmpfs tmpfs /etc && cp -a /tmp/tools/etc/. /etc/ && exec "$@"' \
-		sh /tmp/nd/ld.so --inhibit-cache --library-path /tmp/nd /tmp/nd/ndbench tool "$rt_dir" "$rt_label" "$rt_ops" "$rt_log" "$rt_clean" \
-		/tmp/tools/ld.so --inhibit-cache --library-path /tmp/tools "$rt_bin" "$@"
+		sh $(from_ram /tmp/nd) /tmp/nd/ndbench tool "$rt_dir" "$rt_label" "$rt_ops" \
+		"$rt_log" "$rt_clean" $(from_ram /tmp/tools) "$rt_bin" "$@"
 }
 
 # tools FS: fs_mark, postmark and dbench on /mnt/FS, timed from outside by
