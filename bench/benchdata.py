@@ -276,9 +276,11 @@ class Run:
                 if (lab, f, p, w, k) == (label, fs, policy, workload, key)]
         return statistics.median(vals) if vals else None
 
-    def count_values(self, workload, key):
-        """A count line's values over every boot, filesystem and policy."""
-        return [v for rep, lab, f, p, w, k, v in self.counts if (w, k) == (workload, key)]
+    def count_values(self, workload, key, fs=None):
+        """A count line's values over every boot and policy, and every
+        filesystem or FS's."""
+        return [v for rep, lab, f, p, w, k, v in self.counts
+                if (w, k) == (workload, key) and fs in (None, f)]
 
     def count_sum(self, fs, label, policy):
         """(stock, LABEL under POLICY): sums over the COUNTED workloads

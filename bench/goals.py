@@ -112,7 +112,7 @@ def window_counts(run, wl, fs, key):
     """KEY's count lines of WL's windows on FS, every boot and policy (a
     -reclaim row's window is its loop's)."""
     base = wl[:-len("-reclaim")] if wl.endswith("-reclaim") else wl
-    return [v for rep, lab, f, p, w, k, v in run.counts if (w, f, k) == (base, fs, key)]
+    return run.count_values(base, key, fs)
 
 
 def rcu_range(run, wl, fs):
