@@ -84,7 +84,8 @@ RUNS='' STRESS=1 POLICIES='' DISKS='' FSS='ext2 ext4 tmpfs'
 # DBENCH_CLIENTS clients for DBENCH_T seconds (at least 2: with 1 dbench
 # reports 0 MB/s); negdir (tmpfs, under each policy of NEGDIR_POLICIES
 # that POLICIES has): NEGDIR_FILES files, NEGDIR_MISSES lookup misses,
-# NEGDIR_PASSES readdirs; stress-ng: SNG_STRESSOR ops of each
+# NEGDIR_PASSES readdirs, NEGDIR_RMDIRS rmdirs; stress-ng: SNG_STRESSOR
+# ops of each
 TOOLS=1 PM_SIZE='500 4096' NEGDIR_POLICIES=default
 SMP_FILES='1 8' SMP_OPS=20000
 FB_PREFIX='' FB_WORKLOADS='webproxy fileserver varmail' FB_WARM=10 FB_RUN=20
@@ -367,8 +368,8 @@ tput)
 			# keeps them under negdentry=lookup, its opt-in there)
 			if [ "$negdir_on" = 1 ] && [ "$fs" = tmpfs ]; then
 				# shellcheck disable=SC2153 # sizes from bench/run.sh
-				nd negdir "$d/negdir" "$NEGDIR_MISSES" \
-					"$NEGDIR_FILES" "$NEGDIR_PASSES" | tag "$fs" "$p"
+				nd negdir "$d/negdir" "$NEGDIR_MISSES" "$NEGDIR_FILES" \
+					"$NEGDIR_PASSES" "$NEGDIR_RMDIRS" | tag "$fs" "$p"
 				rm -rf "${d:?}/negdir"
 			fi
 			umount "/mnt/$fs"

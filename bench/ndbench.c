@@ -90,17 +90,22 @@
  *                             smpopen-NFILES): what the d_lock taken by
  *                             a final dput() with ->d_delete costs when
  *                             two CPUs share the dentries
- *   negdir DIR NMISS NFILES PASSES
- *                             readdir and rmdir of a small directory after
+ *   negdir DIR NMISS NFILES PASSES RMDIRS
+ *                             readdir and rmdir of small directories after
  *                             lookup misses: NFILES files in DIR/d, stat()
  *                             of NMISS never-existing names in it (untimed;
  *                             count negdir-misses: the negative dentries
  *                             they left), then PASSES x opendir+readdir+
- *                             closedir of DIR/d (result negdir-readdir),
- *                             unlink of the files (untimed) and one
- *                             rmdir of DIR/d (result negdir-rmdir, 1 op;
- *                             count negdir-rmdir: negative dentries left
- *                             after it, against before the misses)
+ *                             closedir of DIR/d (result negdir-readdir);
+ *                             then RMDIRS directories DIR/rN of NFILES
+ *                             files and NMISS / RMDIRS misses each, their
+ *                             files and DIR/d removed (untimed), and an
+ *                             rmdir of each (result negdir-rmdir, RMDIRS
+ *                             ops: one rmdir of a few thousand
+ *                             instructions takes a different allocator
+ *                             path from boot to boot; count negdir-rmdir:
+ *                             negative dentries left after them, against
+ *                             before the misses)
  *   bigdir DIR NOTHERS NFILES OPS
  *                             a fileset in a big directory: NOTHERS other
  *                             files o%07d in DIR (untimed, or pre-made in
@@ -900,28 +905,75 @@ static void tool(const char *label, long long ops, const char *log, int clean,
 		count_line(label, "cleaned", cleaned);
 }
 
-/* Readdir and rmdir of a small directory after NMISS lookup misses in it. */
-static void negdir(long long nmiss, int nfiles, long long passes)
+/* NFILES files in directory DIR, made if need be. */
+static void negdir_fill(const char *dir, int nfiles)
+{
+	char name[64];
+	int i;
+
+	mkdir_p(dir);
+	for (i = 0; i < nfiles; i++) {
+		if (snprintf(name, sizeof(name), "%s/file%d", dir, i) >=
+		    (int)sizeof(name))
+			die(dir);
+		touch(name);
+	}
+}
+
+/* stat() of names FIRST .. FIRST + N - 1 in DIR, none of which exists. */
+static void negdir_miss(const char *dir, long long first, long long n)
 {
 	char name[64];
 	struct stat st;
+	long long i;
+
+	for (i = first; i < first + n; i++) {
+		if (snprintf(name, sizeof(name), "%s/miss%07lld", dir, i) >=
+		    (int)sizeof(name))
+			die(dir);
+		if (!stat(name, &st) || errno != ENOENT)
+			die(name);
+	}
+}
+
+/* The NFILES files of DIR unlinked. */
+static void negdir_empty(const char *dir, int nfiles)
+{
+	char name[64];
+	int i;
+
+	for (i = 0; i < nfiles; i++) {
+		if (snprintf(name, sizeof(name), "%s/file%d", dir, i) >=
+		    (int)sizeof(name))
+			die(dir);
+		if (unlink(name))
+			die(name);
+	}
+}
+
+/*
+ * Readdir of a small directory after NMISS lookup misses in it, and rmdir
+ * of RMDIRS small directories after NMISS / RMDIRS misses in each.
+ */
+static void negdir(long long nmiss, int nfiles, long long passes,
+		   long long rmdirs)
+{
+	char name[64];
 	struct dirent *de;
 	struct window w;
 	long long i, neg0, n;
 	DIR *dir;
 
-	mkdir_p("d");
-	for (i = 0; i < nfiles; i++) {
-		snprintf(name, sizeof(name), "d/file%lld", i);
-		touch(name);
+	if (rmdirs < 1)
+		die("negdir: RMDIRS < 1");
+	negdir_fill("d", nfiles);
+	for (i = 0; i < rmdirs; i++) {
+		snprintf(name, sizeof(name), "r%lld", i);
+		negdir_fill(name, nfiles);
 	}
 	settle();
 	neg0 = nr_negative();
-	for (i = 0; i < nmiss; i++) {
-		snprintf(name, sizeof(name), "d/miss%07lld", i);
-		if (!stat(name, &st) || errno != ENOENT)
-			die(name);
-	}
+	negdir_miss("d", 0, nmiss);
 	count_line("negdir-misses", "negative_delta", nr_negative() - neg0);
 	window_start(&w);
 	for (i = 0; i < passes; i++) {
@@ -938,15 +990,21 @@ static void negdir(long long nmiss, int nfiles, long long passes)
 		}
 	}
 	window_end(&w, "negdir-readdir", passes);
-	for (i = 0; i < nfiles; i++) {
-		snprintf(name, sizeof(name), "d/file%lld", i);
-		if (unlink(name))
-			die(name);
-	}
-	window_start(&w);
+	negdir_empty("d", nfiles);
 	if (rmdir("d"))
 		die("rmdir d");
-	window_end(&w, "negdir-rmdir", 1);
+	for (i = 0; i < rmdirs; i++) {
+		snprintf(name, sizeof(name), "r%lld", i);
+		negdir_miss(name, i * (nmiss / rmdirs), nmiss / rmdirs);
+		negdir_empty(name, nfiles);
+	}
+	window_start(&w);
+	for (i = 0; i < rmdirs; i++) {
+		snprintf(name, sizeof(name), "r%lld", i);
+		if (rmdir(name))
+			die(name);
+	}
+	window_end(&w, "negdir-rmdir", rmdirs);
 	count_line("negdir-rmdir", "negative_delta", nr_negative() - neg0);
 }
 
@@ -1377,7 +1435,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(w, "smp"))
 		smp(arg(argc, argv, 3), arg(argc, argv, 4));
 	else if (!strcmp(w, "negdir"))
-		negdir(arg(argc, argv, 3), arg(argc, argv, 4), arg(argc, argv, 5));
+		negdir(arg(argc, argv, 3), arg(argc, argv, 4), arg(argc, argv, 5),
+		       arg(argc, argv, 6));
 	else if (!strcmp(w, "bigdir"))
 		bigdir(count_arg(argc, argv, 3, "NOTHERS", 0, NAMES_MAX),
 		       count_arg(argc, argv, 4, "NFILES", 5, NAMES_MAX),
