@@ -2,6 +2,8 @@
 """The report's goals (bench/report.py): each goal of workloads.GOALS and
 the count goals judged from a run's ratios, met or missed."""
 
+import statistics
+
 from benchdata import *  # noqa: F401,F403
 
 
@@ -19,11 +21,13 @@ ALL_MARGIN = 0.005
 # Issue 24: the instrument resolves a row when the median of its
 # stock/stock ratios is within this of 1.000
 FLOOR_GOAL = 0.002
-# a row whose windows' RCU softirq counts differ by more than this ran
-# the RCU callbacks of its own frees inside some windows and not others
-# (an ad hoc 6.12 boot: 3 in a window that left them for later, 80-230
-# in windows that ran them, 2-4 % longer)
+# a row whose windows' RCU softirq counts differ by more than RCU_SPREAD,
+# and whose windows take longer the more of them they ran (correlation of
+# count and time at least RCU_CORR), ran the RCU callbacks of its own frees
+# inside some windows and not others (an ad hoc 6.12 boot: 3 in a window
+# that left them for later, 80-230 in windows that ran them, 2-4 % longer)
 RCU_SPREAD = 20
+RCU_CORR = 0.5
 
 
 def within_all(r, a, goal):
@@ -120,6 +124,29 @@ def rcu_range(run, wl, fs):
     return (min(rcu), max(rcu)) if rcu else None
 
 
+def rcu_tracks_time(run, wl, fs):
+    """(correlation, windows): how WL's windows on FS take longer with the
+    RCU softirqs they ran, each window's time over the median of its
+    kernel and policy (a -reclaim row's count is its loop's); None where
+    the counts or the times do not vary."""
+    base = wl[:-len("-reclaim")] if wl.endswith("-reclaim") else wl
+    rcu = {(rep, lab, p): v for rep, lab, f, p, w, k, v in run.counts
+           if (w, k, f) == (base, "rcu_softirqs", fs)}
+    groups = {}
+    for rep, lab, f, p, w, ops, ns in run.rows:
+        if (w, f) == (wl, fs) and (rep, lab, p) in rcu:
+            groups.setdefault((lab, p), []).append((rcu[(rep, lab, p)], ns))
+    xs, ys = [], []
+    for g in groups.values():
+        m = statistics.median(ns for _, ns in g)
+        for c, ns in g:
+            xs.append(c)
+            ys.append(ns / m)
+    if len(set(xs)) < 2 or len(set(ys)) < 2:
+        return None
+    return statistics.correlation(xs, ys), len(xs)
+
+
 def host_in_windows(run, wl, fs):
     """The most idle ms and virtio interrupts in one of WL's timed windows
     on FS over every boot and policy, and the range of their RCU softirqs
@@ -157,10 +184,16 @@ def floor_rows(run, comps):
         why = (STRESS_FLOOR_WHY if wl.startswith("stress-")
                else getattr(BY_NAME.get(wl), "floor_why", None))
         rcu = rcu_range(run, wl, fs)
-        if not why and rcu and rcu[1] - rcu[0] > RCU_SPREAD:
-            why = (f"likely RCU: its windows' RCU softirqs range {rcu[0]:,}-{rcu[1]:,}, so "
-                   "the callbacks freeing what its unlinks released ran inside some "
-                   "windows and after others")
+        tracks = rcu_tracks_time(run, wl, fs) if rcu and rcu[1] - rcu[0] > RCU_SPREAD else None
+        if not why and tracks and tracks[0] >= RCU_CORR:
+            why = (f"likely RCU: its windows' RCU softirqs range {rcu[0]:,}-{rcu[1]:,} and "
+                   f"its windows take longer with them (correlation {tracks[0]:.2f} over "
+                   f"{tracks[1]} windows), so the callbacks freeing what its unlinks "
+                   "released ran inside some windows and after others")
+        elif not why and tracks:
+            why = (f"not explained: its windows' RCU softirqs range {rcu[0]:,}-{rcu[1]:,}, "
+                   f"but its windows' times do not follow them (correlation "
+                   f"{tracks[0]:.2f} over {tracks[1]} windows)")
         why = why or "not explained"
         rows.append((wl, fs,
                      f"{n['ratio']:.4f} [{n['ratio_min']:.4f}-{n['ratio_max']:.4f}]"
