@@ -35,6 +35,7 @@ import re
 import sys
 import textwrap
 
+from goals import FLOOR_GOAL
 from report import sample_place
 from scale_report import Run, fmt_spread, kept_share, med, personalities, personality_label
 
@@ -291,6 +292,18 @@ def tput_section(base, fs):
             ro = ratios.get((wl, fs, "lookup"))
             line += f"{instr(ro):>12}" if ro and ro["ratio"] else f"{'-':>12}"
         L.append(line)
+    # rows whose own floor does not resolve them (the instrument's goal)
+    loose = [(name, r) for name, r, _ in rows
+             if r["noise_ratio"] and abs(float(r["noise_ratio"]) - 1) > FLOOR_GOAL]
+    if loose:
+        L += [""] + textwrap.wrap(
+            "Stock against stock strays by more than "
+            f"{FLOOR_GOAL * 100:g} % in "
+            + ", ".join(f"{name} (floor {r3(r['noise_ratio'])}, from {r3(r['noise_min'])} "
+                        f"to {r3(r['noise_max'])})" for name, r in loose)
+            + ": its row cannot tell a difference that size from noise.", 72,
+            initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False,
+            break_long_words=False)
     # the reproducer's rounds (bench part mem): negative dentries left
     mem = read_csv(os.path.join(d, "mem.csv"))
     left = {}
