@@ -277,11 +277,11 @@ run_tool() {
 		"$rt_log" "$rt_clean" $(from_ram /tmp/tools) "$rt_bin" "$@"
 }
 
-# tools FS: fs_mark, postmark and dbench in /mnt/FS/bench (the image's
-# directory: on ext2 a directory made at the root lands in a random block
-# group, and fs_mark's ext2 row spread 0.89-1.15 stock against stock),
-# timed from outside by ndbench tool, which also counts the negative
-# dentries each left
+# tools FS: fs_mark, postmark and dbench in /mnt/FS/bench, the image's
+# directory, where the workloads run (on ext2 a directory made at the root
+# lands in a random block group; fs_mark's ext2 spread is not from that:
+# see its floor_why in workloads.py), timed from outside by ndbench tool,
+# which also counts the negative dentries each left
 tools() {
 	t=$1 d=/mnt/$1/bench
 	set --
