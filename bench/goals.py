@@ -112,11 +112,16 @@ def goal_rows(run, comps):
     return rows
 
 
+def loop_of(wl):
+    """The workload whose timed window WL's counts come from: a -reclaim
+    row's is its loop's."""
+    return wl[:-len("-reclaim")] if wl.endswith("-reclaim") else wl
+
+
 def window_counts(run, wl, fs, key):
     """KEY's count lines of WL's windows on FS, every boot and policy (a
     -reclaim row's window is its loop's)."""
-    base = wl[:-len("-reclaim")] if wl.endswith("-reclaim") else wl
-    return run.count_values(base, key, fs)
+    return run.count_values(loop_of(wl), key, fs)
 
 
 def rcu_range(run, wl, fs):
@@ -129,9 +134,8 @@ def rcu_tracks_time(run, wl, fs):
     RCU softirqs they ran, each window's time over the median of its
     kernel and policy (a -reclaim row's count is its loop's); None where
     the counts or the times do not vary."""
-    base = wl[:-len("-reclaim")] if wl.endswith("-reclaim") else wl
     rcu = {(rep, lab, p): v for rep, lab, f, p, w, k, v in run.counts
-           if (w, k, f) == (base, "rcu_softirqs", fs)}
+           if (w, k, f) == (loop_of(wl), "rcu_softirqs", fs)}
     groups = {}
     for rep, lab, f, p, w, ops, ns in run.rows:
         if (w, f) == (wl, fs) and (rep, lab, p) in rcu:
